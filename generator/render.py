@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, answers, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc, twins
+from . import VERSION, answers, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, shapes, tracedesc, twins
 from .declarators import PRIVATE_TYPEDEFS
 from .model import LibraryModel, Model, ModuleModel
 
@@ -21,6 +21,12 @@ LLONG_MIN, LLONG_MAX = -(1 << 63), (1 << 63) - 1
 def c_string(text: str) -> str:
     """A C string literal with the same bytes as `text`."""
     return json.dumps(text, ensure_ascii=True)
+
+
+def c_bytes(text: str) -> str:
+    """A C string literal of the bytes `text` holds, one a character (0 to 255): those from 128 as
+    octal escapes (three digits: no digit that follows can extend one)."""
+    return '"' + "".join(f"\\{ord(c):03o}" if ord(c) >= 0x80 else json.dumps(c)[1:-1] for c in text) + '"'
 
 
 def prototype(function: dict, name: str | None = None) -> str:
@@ -112,6 +118,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["c_string"] = c_string
+    env.filters["c_bytes"] = c_bytes
     env.filters["comment"] = comment
     env.filters["c_integer"] = c_integer
     env.tests["fits_int"] = fits_int
@@ -130,6 +137,9 @@ def environment() -> jinja2.Environment:
     env.globals["trace_arguments"] = tracedesc.arguments
     env.globals["trace_result"] = tracedesc.result
     env.globals["trace_table"] = tracedesc.table
+    env.globals["shape_to"] = shapes.to_shape
+    env.globals["shape_from"] = shapes.from_shape
+    env.globals["shape_traced"] = shapes.traced
     return env
 
 
@@ -153,7 +163,8 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
               "cuda_version": model.cuda_version,
               # the CUDA releases whose headers the run read, oldest first ("11.8" .. "13.0")
               "oldest_release": min([model.cuda_version, *(r.name for r in model.config.releases)],
-                                    key=lambda name: tuple(int(p) for p in name.split(".")))}
+                                    key=lambda name: tuple(int(p) for p in name.split("."))),
+              "shapes": shapes.tree(model)}
     # About half the work in a second process (forked: it has the model and the compiled templates)
     # while this one renders the rest.
     half = parallel.forked(lambda: _ir_and_library_files(env, model, common))
@@ -167,6 +178,8 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     out["include/cubind/libraries.h"] = env.get_template("libraries.h.j2").render(common)
     out["include/cubind/modules.h"] = env.get_template("modules.h.j2").render(common)
     out["src/libraries.c"] = env.get_template("libraries.c.j2").render(common)
+    out["src/shapes.h"] = env.get_template("shapes.h.j2").render(common)
+    out["src/shapes.c"] = env.get_template("shapes.c.j2").render(common)
     out["src/locate.c"] = env.get_template("locate.c.j2").render(common)
     out["src/library_dirs.h"] = env.get_template("library_dirs.h.j2").render(common)
     out["src/release_actions.h"] = env.get_template("release_actions.h.j2").render(common)

@@ -398,20 +398,31 @@ CUBIND_COLD int cubind__reported(int status)
     return status;
 }
 
+/* 1 when this thread's slow path has just reported the failure its wrapper sees (cubind__reported),
+ * which is then forgotten. */
+static int reported_already(void)
+{
+    struct thread_errors *t = &tls;
+    if (!t->reported)
+        return 0;
+    t->reported = 0;
+    return 1;
+}
+
 CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status,
                                                     int detail)
 {
-    struct thread_errors *t = &tls;
-    if (t->reported) {
-        t->reported = 0;
+    if (reported_already())
         return status;
-    }
     return cubind__status_error_detail(table, index, status, &detail);
 }
 
+/* Without a detail: a tail call, the failing call's path one call shorter. */
 CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status)
 {
-    return cubind__wrapper_status_error_detail(table, index, status, 0); /* a detail of 0 says nothing */
+    if (reported_already())
+        return status;
+    return cubind__status_error_detail(table, index, status, NULL);
 }
 
 CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status)

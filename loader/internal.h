@@ -26,10 +26,12 @@
 #define CUBIND_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUBIND_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CUBIND_COLD __attribute__((cold, noinline))
+#define CUBIND_NOINLINE __attribute__((noinline))
 #else
 #define CUBIND_LIKELY(x) (x)
 #define CUBIND_UNLIKELY(x) (x)
 #define CUBIND_COLD
+#define CUBIND_NOINLINE
 #endif
 
 /* Any function pointer; converted to the wrapper's exact type before the call. */
@@ -39,15 +41,20 @@ typedef _Atomic(cubind__fnptr) cubind__slot;
 _Static_assert(sizeof(cubind__slot) == sizeof(cubind_slot) && _Alignof(cubind__slot) == _Alignof(cubind_slot),
                "an atomic slot is laid out as a plain one");
 
+/* What a shared slow path (generated/src/<library>.c) takes an integer, an enum or a pointer as, and
+ * what tracing reads each of them as (loader/trace_log.h). */
+typedef unsigned long long cubind__word;
+
 /* What the out-of-line wrapper adds to its slow path's address to reach its function: 0 until
  * resolved (and always while tracing), so that the hot path needs no test before its call. */
 typedef _Atomic(uintptr_t) cubind__offset;
 
-/* Where a function's three names start in its table's `strings`. */
+/* Where a function's three names start in its table's `strings` (under 64 KiB: the generated
+ * source asserts it). */
 typedef struct cubind__name_offsets {
-    unsigned symbol;      /* the exported symbol ("cublasSgemm_v2") */
-    unsigned name;        /* the C API name ("cublasSgemm") */
-    unsigned cubind_name; /* the wrapper's name ("cubind_cublas_sgemm") */
+    unsigned short symbol;      /* the exported symbol ("cublasSgemm_v2") */
+    unsigned short name;        /* the C API name ("cublasSgemm") */
+    unsigned short cubind_name; /* the wrapper's name ("cubind_cublas_sgemm") */
 } cubind__name_offsets;
 
 /* The header of a library's symbol table (generated/src/<library>.c): the names and their
@@ -61,20 +68,27 @@ typedef struct cubind__symbol_table {
 } cubind__symbol_table;
 
 /* What tracing reads of a library's functions (loader/trace_log.c), in the same read-only object
- * as its symbol table, each part at an offset from the table's address: each function's
- * description (loader/trace_log.h), and the constants of the enums they name, for their names.
+ * as its symbol table, each part at an offset from the table's address: its strings, each
+ * function's description (loader/trace_log.h), and the constants of the enums they name, for their
+ * names. Offsets into the strings have 16 bits (under 64 KiB: the generated source asserts it).
  * Built without tracing (CUBIND_NO_TRACE), a library has none (trace_at is 0). */
 typedef struct cubind__trace_enum_range {
-    unsigned first; /* its first constant in `values` and `value_names` */
-    unsigned count; /* its constants, by ascending value */
+    unsigned short prefix; /* what its constants' names start with ("CUBLAS_OP_"), in the strings */
+    unsigned short first;  /* its first constant in `values` and `value_names` */
+    unsigned short count;  /* its constants, by ascending value */
 } cubind__trace_enum_range;
 
 typedef struct cubind__trace_table {
-    unsigned descriptions; /* count unsigned: each function's description, an offset into the names */
+    unsigned strings;      /* the descriptions, parameter names and constants' names, each NUL-terminated */
+    unsigned descriptions; /* count unsigned short: each function's description, in the strings */
+    unsigned names;        /* name_count unsigned short: the parameter names a description names by
+                              one byte from 0x80 (loader/trace_log.h), in the strings */
     unsigned enums;        /* enum_count cubind__trace_enum_range (the enum numbered n in descriptions: e<n>:) */
-    unsigned values;       /* every enum's constants' values (long long) */
-    unsigned value_names;  /* their names (unsigned), offsets into the names */
-    unsigned enum_count;
+    unsigned values;       /* every enum's constants' values: int, or long long (value_size) */
+    unsigned value_names;  /* their names after the prefix (unsigned short), in the strings */
+    unsigned short name_count;
+    unsigned short enum_count;
+    unsigned short value_size; /* sizeof of a value: 4 when every one fits in an int, else 8 */
 } cubind__trace_table;
 
 static inline const cubind__name_offsets *cubind__name_offsets_of(const cubind__symbol_table *table,
@@ -98,7 +112,7 @@ static inline const char *cubind__function_name(const cubind__symbol_table *tabl
 static inline size_t cubind__function_name_length(const cubind__symbol_table *table, size_t index)
 {
     const cubind__name_offsets *o = cubind__name_offsets_of(table, index);
-    return o->cubind_name - o->name - 1;
+    return (size_t)o->cubind_name - o->name - 1; /* in size_t: no sign extension */
 }
 
 static inline const char *cubind__cubind_name(const cubind__symbol_table *table, size_t index)
@@ -213,20 +227,25 @@ int cubind__status_detail(cubind_library library, int status, const char **membe
  * is only returned. The wrappers of the other libraries call the functions without the test, so
  * that their failure path costs what it did before statuses could be informational. */
 CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status);
-CUBIND_COLD int cubind__wrapper_status_informational(const cubind__symbol_table *table, size_t index, int status);
+int cubind__wrapper_status_informational(const cubind__symbol_table *table, size_t index, int status);
 
 /* The slow path of a status-returning wrapper returns `status`, not success, and has reported
  * it (the loader's error, or the status through cubind__status_error): returns `status`, and
  * the wrapper's cubind__wrapper_status_error, which follows on this thread, reports nothing. */
 CUBIND_COLD int cubind__reported(int status);
 
-/* An out-of-line wrapper's failure branch: cubind__status_error, unless its slow path has just
- * reported this failure (cubind__reported). */
-CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status);
+/* An out-of-line wrapper's failure branch (through cubind_failed of its library's source):
+ * cubind__status_error, unless its slow path has just reported this failure (cubind__reported).
+ * Declared here without CUBIND_COLD (error.c defines them so): the branch that calls one would be
+ * taken for cold, moved out of its wrapper into a part of its own with an unwind entry of its own;
+ * in the wrapper, after the `ret`, it shares the wrapper's, and the success path is the same. */
+int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status);
 
 /* cubind__wrapper_status_error for a library whose status is a record, with its second member. */
-CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status,
-                                                    int detail);
+int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status, int detail);
+
+/* A function's number: its index in its library's symbol table, and the library. */
+#define CUBIND__FUNCTION_ID(library, index) ((unsigned)(index) << 8 | (unsigned)(library))
 
 /* cubind_status_error given a library or an index that names no function: records an
  * invalid-argument error and returns `status`. */

@@ -221,11 +221,12 @@ void cubind__trace_floating(cubind__trace_call *call, const char *name, double v
     append(call, "%g", value);
 }
 
-void cubind__trace_enum(cubind__trace_call *call, const char *name, const char *constant, long long value)
+void cubind__trace_enum(cubind__trace_call *call, const char *name, const char *prefix, const char *constant,
+                        long long value)
 {
     argument(call, name);
     if (constant != NULL)
-        append(call, "%s", constant);
+        append(call, "%s%s", prefix, constant);
     else
         append(call, "%lld", value);
 }
@@ -238,7 +239,7 @@ void cubind__trace_record(cubind__trace_call *call, const char *name)
 
 void cubind__trace_status(cubind__trace_call *call, int status)
 {
-    cubind__trace_enum(call, NULL, cubind_status_name(call->library, status), status);
+    cubind__trace_enum(call, NULL, "", cubind_status_name(call->library, status), status);
 }
 
 void cubind__trace_end(cubind__trace_call *call)

@@ -66,8 +66,10 @@ void cubind__trace_signed(cubind__trace_call *call, const char *name, long long 
 void cubind__trace_unsigned(cubind__trace_call *call, const char *name, unsigned long long value);
 void cubind__trace_pointer(cubind__trace_call *call, const char *name, uintptr_t value);
 void cubind__trace_floating(cubind__trace_call *call, const char *name, double value);
-/* `constant`: the enumerator's name, NULL when the value is none of the enum's constants. */
-void cubind__trace_enum(cubind__trace_call *call, const char *name, const char *constant, long long value);
+/* `prefix` and `constant`: the enumerator's name in two parts (loader/trace_log.c), `constant` NULL
+ * when the value is none of the enum's constants. */
+void cubind__trace_enum(cubind__trace_call *call, const char *name, const char *prefix, const char *constant,
+                        long long value);
 void cubind__trace_record(cubind__trace_call *call, const char *name);
 
 /* The result (`name` NULL), then the line is ended with the duration and written. */

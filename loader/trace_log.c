@@ -33,25 +33,36 @@ static const cubind__trace_table *trace_table(const cubind__symbol_table *table)
     return table->trace_at != 0 ? (const cubind__trace_table *)((const char *)table + table->trace_at) : NULL;
 }
 
-const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value)
+/* Constant `i` of the library's enum values (int or long long, as the table holds them). */
+static long long value_at(const cubind__symbol_table *table, const cubind__trace_table *t, size_t i)
+{
+    const char *values = (const char *)table + t->values;
+    return t->value_size == sizeof(int) ? ((const int *)values)[i] : ((const long long *)values)[i];
+}
+
+const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value,
+                                    const char **prefix)
 {
     const cubind__trace_table *t = trace_table(table);
     const cubind__trace_enum_range *e;
-    const long long *values;
-    const unsigned *names;
+    const unsigned short *names;
+    const char *strings;
     size_t low, high;
     if (t == NULL || which >= t->enum_count)
         return NULL;
+    strings = (const char *)table + t->strings;
     e = (const cubind__trace_enum_range *)((const char *)table + t->enums) + which;
-    values = (const long long *)((const char *)table + t->values) + e->first;
-    names = (const unsigned *)((const char *)table + t->value_names) + e->first;
+    names = (const unsigned short *)((const char *)table + t->value_names) + e->first;
     low = 0;
     high = e->count;
     while (low < high) { /* ascending values */
         size_t middle = low + (high - low) / 2;
-        if (values[middle] == value)
-            return (const char *)table + table->strings_at + names[middle];
-        if (values[middle] < value)
+        long long at = value_at(table, t, e->first + middle);
+        if (at == value) {
+            *prefix = strings + e->prefix;
+            return strings + names[middle];
+        }
+        if (at < value)
             low = middle + 1;
         else
             high = middle;
@@ -77,16 +88,16 @@ static void read_value(traced_value *v, va_list *ap)
     switch (v->kind) {
     case 'i':
     case 'e':
-        v->as.i = va_arg(*ap, long long);
+        v->as.i = (long long)va_arg(*ap, cubind__word);
         break;
     case 's':
         v->as.i = va_arg(*ap, int);
         break;
     case 'u':
-        v->as.u = va_arg(*ap, unsigned long long);
+        v->as.u = va_arg(*ap, cubind__word);
         break;
     case 'p':
-        v->as.p = va_arg(*ap, uintptr_t);
+        v->as.p = (uintptr_t)va_arg(*ap, cubind__word);
         break;
     case 'f':
         v->as.f = va_arg(*ap, double);
@@ -111,9 +122,12 @@ static void write_value(cubind__trace_call *call, const char *name, const traced
     case 'f':
         cubind__trace_floating(call, name, v->as.f);
         break;
-    case 'e':
-        cubind__trace_enum(call, name, cubind__trace_enum_name(call->table, v->which, v->as.i), v->as.i);
+    case 'e': {
+        const char *prefix = "";
+        const char *constant = cubind__trace_enum_name(call->table, v->which, v->as.i, &prefix);
+        cubind__trace_enum(call, name, prefix, constant, v->as.i);
         break;
+    }
     case 's':
         cubind__trace_status(call, (int)v->as.i);
         break;
@@ -123,6 +137,20 @@ static void write_value(cubind__trace_call *call, const char *name, const traced
     default: /* 'v' */
         break;
     }
+}
+
+/* The parameter name at `p` (`*length` bytes): itself, or the name the table holds when it is one
+ * byte from 0x80, `*length` then its length. */
+static const char *table_name(const cubind__symbol_table *table, const char *p, size_t *length)
+{
+    const cubind__trace_table *t = trace_table(table);
+    unsigned number = (unsigned char)*p - 0x80u;
+    const char *name;
+    if (*length != 1 || (unsigned char)*p < 0x80u || t == NULL || number >= t->name_count)
+        return p;
+    name = (const char *)table + t->strings + ((const unsigned short *)((const char *)table + t->names))[number];
+    *length = strlen(name);
+    return name;
 }
 
 /* The line begun: the function's name, then each parameter as `description` says, read from `ap`. */
@@ -143,8 +171,9 @@ static int trace_arguments(cubind__trace_call *call, const cubind__symbol_table 
     while (*p != '\0') {
         traced_value v = kind_at(&p);
         char name[NAME_MAX_];
-        size_t n = strcspn(p, ";");
-        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        size_t n = strcspn(p, ";"), length = n;
+        const char *text = table_name(table, p, &length);
+        snprintf(name, sizeof name, "%.*s", (int)length, text);
         p += n + (p[n] == ';');
         read_value(&v, ap);
         write_value(call, name, &v);
@@ -177,7 +206,8 @@ int cubind__trace_args(cubind__trace_call *call, unsigned id, ...)
         return 0;
     va_start(ap, id);
     traced = trace_arguments(call, table, index,
-                             (const char *)table + table->strings_at + ((const unsigned *)((const char *)table + t->descriptions))[index],
+                             (const char *)table + t->strings +
+                                 ((const unsigned short *)((const char *)table + t->descriptions))[index],
                              &ap);
     va_end(ap);
     return traced;

@@ -8,13 +8,16 @@
  * loader/internal.h), not code in each of the 2,788 wrappers.
  *
  * A function's description is one string: the result's kind, then each parameter's kind and name,
- * each followed by ';' ("s;pplan;inx;e0:type;ibatch;"). Kinds, and the variadic argument each
- * takes (the parameters' to cubind__trace_args, the result's to cubind__trace_result):
+ * each followed by ';' ("s;pplan;inx;e0:type;ibatch;"); a name the library's table holds (one of
+ * its most used) is one byte, 0x80 and up, its number there ("s;p\200;inx;..."). Kinds, and the variadic argument each
+ * takes (the parameters' to cubind__trace_args, the result's to cubind__trace_result): every integer
+ * and pointer a cubind__word holding its value (a signed one converted: -1 is all ones), as a shared
+ * slow path has them whatever their kinds (generator/shapes.py):
  *   v  no result (void): no argument            s  a status: int
- *   i  signed integer: long long                u  unsigned integer: unsigned long long
- *   p  pointer: uintptr_t                       f  floating point: double
+ *   i  signed integer: cubind__word             u  unsigned integer: cubind__word
+ *   p  pointer: cubind__word                    f  floating point: double
  *   r  a structure by value: no argument (written as {...})
- *   e<n>:  an enum: long long, written by name when the library's enum number n has it
+ *   e<n>:  an enum: cubind__word, written by name when the library's enum number n has it
  */
 #ifndef CUBIND_LOADER_TRACE_LOG_H
 #define CUBIND_LOADER_TRACE_LOG_H
@@ -24,10 +27,7 @@
 #include "internal.h"
 #include "trace.h"
 
-/* A function's number for tracing: its index in its library's symbol table, and the library. */
-#define CUBIND__TRACE_ID(library, index) ((unsigned)(index) << 8 | (unsigned)(library))
-
-/* Before the call of function `id` (CUBIND__TRACE_ID): 0 when its calls are not traced (and
+/* Before the call of function `id` (CUBIND__FUNCTION_ID, loader/internal.h): 0 when its calls are not traced (and
  * cubind__trace_result on `call` then does nothing), else 1 with its line begun (its name and
  * arguments, the parameters' values as its description says) and the call's start time taken.
  * errno is left as it was. */
@@ -69,7 +69,9 @@ static inline size_t cubind__trace_calls(void)
 #define CUBIND__TRACE_RESULT(...) cubind__trace_result(__VA_ARGS__)
 #endif
 
-/* The name of `value` in the library's enum number `which` of its descriptions, NULL when none. */
-const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value);
+/* The name of `value` in the library's enum number `which` of its descriptions, NULL when none:
+ * what follows the prefix its enum's names share, which is in *prefix ("CUBLAS_OP_" and "N"). */
+const char *cubind__trace_enum_name(const cubind__symbol_table *table, unsigned which, long long value,
+                                    const char **prefix);
 
 #endif /* CUBIND_LOADER_TRACE_LOG_H */

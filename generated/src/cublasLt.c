@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_cublasLt_slots_4080690f413a = (cubind_slot *)cubind__c
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cublasLt_symbols {
     cubind__symbol_table table;
     struct names {
@@ -137,211 +139,247 @@ const struct cubind__cublasLt_symbols {
         char wrapper_cubind_cublasLt_logger_set_mask[32];
         char symbol_cublasLtLoggerForceDisable[27];
         char wrapper_cubind_cublasLt_logger_force_disable[37];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
-        char trace_0[16];
+    cubind__trace_table trace;
+    struct trace_strings {
+        char trace_0[6];
         char trace_1[13];
         char trace_2[3];
-        char trace_3[18];
-        char trace_4[13];
-        char trace_5[13];
+        char trace_3[15];
+        char trace_4[6];
+        char trace_5[6];
         char trace_6[9];
-        char trace_7[129];
-        char trace_8[82];
-        char trace_9[44];
-        char trace_10[38];
-        char trace_11[14];
-        char trace_12[40];
-        char trace_13[53];
-        char trace_14[49];
-        char trace_15[43];
-        char trace_16[15];
-        char trace_17[41];
-        char trace_18[54];
-        char trace_19[37];
-        char trace_20[31];
-        char trace_21[18];
-        char trace_22[44];
-        char trace_23[57];
-        char trace_24[24];
-        char trace_25[18];
-        char trace_26[44];
-        char trace_27[57];
-        char trace_28[15];
-        char trace_29[9];
-        char trace_30[35];
-        char trace_31[48];
-        char trace_32[131];
-        char trace_33[131];
-        char trace_34[94];
-        char trace_35[73];
-        char trace_36[48];
-        char trace_37[36];
-        char trace_38[49];
+        char trace_7[95];
+        char trace_8[43];
+        char trace_9[30];
+        char trace_10[27];
+        char trace_11[6];
+        char trace_12[17];
+        char trace_13[20];
+        char trace_14[19];
+        char trace_15[16];
+        char trace_16[6];
+        char trace_17[17];
+        char trace_18[20];
+        char trace_19[14];
+        char trace_20[11];
+        char trace_21[6];
+        char trace_22[17];
+        char trace_23[20];
+        char trace_24[9];
+        char trace_25[6];
+        char trace_26[17];
+        char trace_27[20];
+        char trace_28[9];
+        char trace_29[6];
+        char trace_30[17];
+        char trace_31[20];
+        char trace_32[62];
+        char trace_33[72];
+        char trace_34[63];
+        char trace_35[32];
+        char trace_36[20];
+        char trace_37[18];
+        char trace_38[21];
         char trace_39[13];
         char trace_40[9];
         char trace_41[12];
         char trace_42[10];
         char trace_43[9];
         char trace_44[3];
-        char enum_0_0[22];
-        char enum_0_1[30];
-        char enum_0_2[27];
-        char enum_0_3[28];
-        char enum_0_4[28];
-        char enum_0_5[28];
-        char enum_0_6[31];
-        char enum_0_7[29];
-        char enum_0_8[28];
-        char enum_0_9[28];
+        char param_0[12];
+        char param_1[12];
+        char param_2[12];
+        char param_3[14];
+        char param_4[10];
+        char param_5[5];
+        char param_6[14];
+        char param_7[11];
+        char param_8[10];
+        char param_9[12];
+        char param_10[4];
+        char param_11[19];
+        char param_12[5];
+        char param_13[16];
+        char param_14[6];
+        char param_15[6];
+        char param_16[6];
+        char param_17[14];
+        char param_18[5];
+        char param_19[5];
+        char param_20[6];
+        char param_21[9];
+        char param_22[5];
+        char param_23[7];
+        char enum_0[15];
+        char enum_0_0[8];
+        char enum_0_1[16];
+        char enum_0_2[13];
+        char enum_0_3[14];
+        char enum_0_4[14];
+        char enum_0_5[14];
+        char enum_0_6[17];
+        char enum_0_7[15];
+        char enum_0_8[14];
+        char enum_0_9[14];
+        char enum_1[1];
         char enum_1_0[14];
         char enum_1_1[14];
         char enum_1_2[12];
-        char enum_2_0[11];
-        char enum_2_1[11];
-        char enum_2_2[11];
-        char enum_2_3[10];
-        char enum_2_4[11];
-        char enum_2_5[11];
-        char enum_2_6[11];
-        char enum_2_7[10];
-        char enum_2_8[10];
-        char enum_2_9[10];
-        char enum_2_10[11];
-        char enum_2_11[11];
-        char enum_2_12[11];
-        char enum_2_13[11];
-        char enum_2_14[12];
-        char enum_2_15[12];
-        char enum_2_16[10];
-        char enum_2_17[10];
-        char enum_2_18[10];
-        char enum_2_19[10];
-        char enum_2_20[11];
-        char enum_2_21[11];
-        char enum_2_22[11];
-        char enum_2_23[11];
-        char enum_2_24[11];
-        char enum_2_25[11];
-        char enum_2_26[11];
-        char enum_2_27[11];
-        char enum_2_28[15];
-        char enum_2_29[15];
-        char enum_2_30[16];
-        char enum_2_31[15];
-        char enum_2_32[15];
-        char enum_2_33[15];
-        char enum_3_0[28];
-        char enum_3_1[29];
-        char enum_3_2[28];
-        char enum_3_3[28];
-        char enum_3_4[26];
-        char enum_3_5[35];
-        char enum_3_6[44];
-        char enum_3_7[36];
-        char enum_3_8[34];
-        char enum_4_0[19];
-        char enum_4_1[28];
-        char enum_4_2[19];
-        char enum_4_3[28];
-        char enum_4_4[19];
-        char enum_4_5[28];
-        char enum_4_6[19];
-        char enum_4_7[28];
-        char enum_4_8[28];
-        char enum_4_9[29];
-        char enum_4_10[29];
-        char enum_4_11[35];
-        char enum_4_12[39];
-        char enum_5_0[34];
-        char enum_5_1[32];
-        char enum_5_2[34];
-        char enum_5_3[28];
-        char enum_5_4[28];
-        char enum_5_5[28];
-        char enum_5_6[31];
-        char enum_5_7[30];
-        char enum_5_8[34];
-        char enum_5_9[39];
-        char enum_5_10[42];
-        char enum_5_11[37];
-        char enum_5_12[47];
-        char enum_5_13[47];
-        char enum_5_14[37];
-        char enum_5_15[37];
-        char enum_5_16[37];
-        char enum_5_17[37];
-        char enum_5_18[37];
-        char enum_5_19[36];
-        char enum_5_20[44];
-        char enum_5_21[48];
-        char enum_5_22[47];
-        char enum_5_23[32];
-        char enum_5_24[36];
-        char enum_5_25[34];
-        char enum_5_26[34];
-        char enum_5_27[34];
-        char enum_5_28[34];
-        char enum_5_29[45];
-        char enum_5_30[41];
-        char enum_5_31[38];
-        char enum_5_32[42];
-        char enum_6_0[42];
-        char enum_6_1[44];
-        char enum_6_2[38];
-        char enum_6_3[38];
-        char enum_7_0[33];
-        char enum_7_1[47];
-        char enum_7_2[52];
-        char enum_7_3[58];
-        char enum_7_4[55];
-        char enum_7_5[62];
-        char enum_8_0[33];
-        char enum_8_1[41];
-        char enum_8_2[43];
-        char enum_8_3[43];
-        char enum_8_4[43];
-        char enum_8_5[43];
-        char enum_8_6[43];
-        char enum_8_7[37];
-        char enum_8_8[31];
-        char enum_9_0[33];
-        char enum_9_1[40];
-        char enum_9_2[40];
-        char enum_9_3[40];
-        char enum_9_4[46];
-        char enum_9_5[31];
-        char enum_9_6[27];
-        char enum_9_7[36];
-        char enum_9_8[38];
-        char enum_9_9[36];
-        char enum_9_10[32];
-        char enum_9_11[29];
-        char enum_9_12[30];
-        char enum_9_13[39];
-        char enum_9_14[40];
-        char enum_9_15[40];
-        char enum_9_16[40];
-        char enum_9_17[40];
-        char enum_9_18[46];
-        char enum_9_19[51];
-        char enum_10_0[24];
-        char enum_10_1[29];
-        char enum_10_2[32];
-        char enum_10_3[38];
-        char enum_10_4[35];
-        char enum_10_5[35];
-        char enum_10_6[31];
-        char enum_10_7[36];
-        char enum_10_8[38];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char enum_2[6];
+        char enum_2_0[6];
+        char enum_2_1[6];
+        char enum_2_2[6];
+        char enum_2_3[5];
+        char enum_2_4[6];
+        char enum_2_5[6];
+        char enum_2_6[6];
+        char enum_2_7[5];
+        char enum_2_8[5];
+        char enum_2_9[5];
+        char enum_2_10[6];
+        char enum_2_11[6];
+        char enum_2_12[6];
+        char enum_2_13[6];
+        char enum_2_14[7];
+        char enum_2_15[7];
+        char enum_2_16[5];
+        char enum_2_17[5];
+        char enum_2_18[5];
+        char enum_2_19[5];
+        char enum_2_20[6];
+        char enum_2_21[6];
+        char enum_2_22[6];
+        char enum_2_23[6];
+        char enum_2_24[6];
+        char enum_2_25[6];
+        char enum_2_26[6];
+        char enum_2_27[6];
+        char enum_2_28[10];
+        char enum_2_29[10];
+        char enum_2_30[11];
+        char enum_2_31[10];
+        char enum_2_32[10];
+        char enum_2_33[10];
+        char enum_3[24];
+        char enum_3_0[5];
+        char enum_3_1[6];
+        char enum_3_2[5];
+        char enum_3_3[5];
+        char enum_3_4[3];
+        char enum_3_5[12];
+        char enum_3_6[21];
+        char enum_3_7[13];
+        char enum_3_8[11];
+        char enum_4[16];
+        char enum_4_0[4];
+        char enum_4_1[13];
+        char enum_4_2[4];
+        char enum_4_3[13];
+        char enum_4_4[4];
+        char enum_4_5[13];
+        char enum_4_6[4];
+        char enum_4_7[13];
+        char enum_4_8[13];
+        char enum_4_9[14];
+        char enum_4_10[14];
+        char enum_4_11[20];
+        char enum_4_12[24];
+        char enum_5[22];
+        char enum_5_0[13];
+        char enum_5_1[11];
+        char enum_5_2[13];
+        char enum_5_3[7];
+        char enum_5_4[7];
+        char enum_5_5[7];
+        char enum_5_6[10];
+        char enum_5_7[9];
+        char enum_5_8[13];
+        char enum_5_9[18];
+        char enum_5_10[21];
+        char enum_5_11[16];
+        char enum_5_12[26];
+        char enum_5_13[26];
+        char enum_5_14[16];
+        char enum_5_15[16];
+        char enum_5_16[16];
+        char enum_5_17[16];
+        char enum_5_18[16];
+        char enum_5_19[15];
+        char enum_5_20[23];
+        char enum_5_21[27];
+        char enum_5_22[26];
+        char enum_5_23[11];
+        char enum_5_24[15];
+        char enum_5_25[13];
+        char enum_5_26[13];
+        char enum_5_27[13];
+        char enum_5_28[13];
+        char enum_5_29[24];
+        char enum_5_30[20];
+        char enum_5_31[17];
+        char enum_5_32[21];
+        char enum_6[32];
+        char enum_6_0[11];
+        char enum_6_1[13];
+        char enum_6_2[7];
+        char enum_6_3[7];
+        char enum_7[25];
+        char enum_7_0[9];
+        char enum_7_1[23];
+        char enum_7_2[28];
+        char enum_7_3[34];
+        char enum_7_4[31];
+        char enum_7_5[38];
+        char enum_8[22];
+        char enum_8_0[12];
+        char enum_8_1[20];
+        char enum_8_2[22];
+        char enum_8_3[22];
+        char enum_8_4[22];
+        char enum_8_5[22];
+        char enum_8_6[22];
+        char enum_8_7[16];
+        char enum_8_8[10];
+        char enum_9[19];
+        char enum_9_0[15];
+        char enum_9_1[22];
+        char enum_9_2[22];
+        char enum_9_3[22];
+        char enum_9_4[28];
+        char enum_9_5[13];
+        char enum_9_6[9];
+        char enum_9_7[18];
+        char enum_9_8[20];
+        char enum_9_9[18];
+        char enum_9_10[14];
+        char enum_9_11[11];
+        char enum_9_12[12];
+        char enum_9_13[21];
+        char enum_9_14[22];
+        char enum_9_15[22];
+        char enum_9_16[22];
+        char enum_9_17[22];
+        char enum_9_18[28];
+        char enum_9_19[33];
+        char enum_10[22];
+        char enum_10_0[3];
+        char enum_10_1[8];
+        char enum_10_2[11];
+        char enum_10_3[17];
+        char enum_10_4[14];
+        char enum_10_5[14];
+        char enum_10_6[10];
+        char enum_10_7[15];
+        char enum_10_8[17];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[24];
     cubind__trace_enum_range enums[11];
-    long long values[150];
-    unsigned value_names[150];
+    int values[150];
+    unsigned short value_names[150];
 #endif
 } cubind__cublasLt_symbols = {
     {CUBIND_LIB_CUBLASLT, SYMBOL_COUNT, offsetof(struct cubind__cublasLt_symbols, names),
@@ -452,205 +490,9 @@ const struct cubind__cublasLt_symbols {
         "cubind_cublasLt_logger_set_mask",
         "cublasLtLoggerForceDisable",
         "cubind_cublasLt_logger_force_disable",
-#if !defined(CUBIND_NO_TRACE)
-        "s;plightHandle;",
-        "p;e0:status;",
-        "u;",
-        "s;e1:type;pvalue;",
-        "s;pcapacity;",
-        "s;ucapacity;",
-        "u;umask;",
-        "s;plightHandle;pcomputeDesc;palpha;pA;pAdesc;pB;pBdesc;pbeta;pC;pCdesc;pD;pDdesc;palgo;pworkspace;uworkspaceSizeInBytes;pstream;",
-        "s;plightHandle;ptransformDesc;palpha;pA;pAdesc;pbeta;pB;pBdesc;pC;pCdesc;pstream;",
-        "s;pmatLayout;usize;e2:type;urows;ucols;ild;",
-        "s;pmatLayout;e2:type;urows;ucols;ild;",
-        "s;pmatLayout;",
-        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;",
-        "s;pmatLayout;e3:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pmatmulDesc;usize;e4:computeType;e2:scaleType;",
-        "s;pmatmulDesc;e4:computeType;e2:scaleType;",
-        "s;pmatmulDesc;",
-        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;",
-        "s;pmatmulDesc;e5:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;ptransformDesc;usize;e2:scaleType;",
-        "s;ptransformDesc;e2:scaleType;",
-        "s;ptransformDesc;",
-        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;",
-        "s;ptransformDesc;e6:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pemulationDesc;usize;",
-        "s;pemulationDesc;",
-        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;",
-        "s;pemulationDesc;e7:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;ppref;usize;",
-        "s;ppref;",
-        "s;ppref;e8:attr;pbuf;usizeInBytes;",
-        "s;ppref;e8:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;ppreference;irequestedAlgoCount;pheuristicResultsArray;preturnAlgoCount;",
-        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;irequestedAlgoCount;palgoIdsArray;preturnAlgoCount;",
-        "s;plightHandle;e4:computeType;e2:scaleType;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;palgo;",
-        "s;plightHandle;poperationDesc;pAdesc;pBdesc;pCdesc;pDdesc;palgo;presult;",
-        "s;palgo;e9:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;palgo;e10:attr;pbuf;usizeInBytes;",
-        "s;palgo;e10:attr;pbuf;usizeInBytes;psizeWritten;",
-        "s;pcallback;",
-        "s;pfile;",
-        "s;plogFile;",
-        "s;ilevel;",
-        "s;imask;",
-        "s;",
-        "CUBLAS_STATUS_SUCCESS",
-        "CUBLAS_STATUS_NOT_INITIALIZED",
-        "CUBLAS_STATUS_ALLOC_FAILED",
-        "CUBLAS_STATUS_INVALID_VALUE",
-        "CUBLAS_STATUS_ARCH_MISMATCH",
-        "CUBLAS_STATUS_MAPPING_ERROR",
-        "CUBLAS_STATUS_EXECUTION_FAILED",
-        "CUBLAS_STATUS_INTERNAL_ERROR",
-        "CUBLAS_STATUS_NOT_SUPPORTED",
-        "CUBLAS_STATUS_LICENSE_ERROR",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUBLASLT_MATRIX_LAYOUT_TYPE",
-        "CUBLASLT_MATRIX_LAYOUT_ORDER",
-        "CUBLASLT_MATRIX_LAYOUT_ROWS",
-        "CUBLASLT_MATRIX_LAYOUT_COLS",
-        "CUBLASLT_MATRIX_LAYOUT_LD",
-        "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT",
-        "CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET",
-        "CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET",
-        "CUBLASLT_MATRIX_LAYOUT_BATCH_MODE",
-        "CUBLAS_COMPUTE_16F",
-        "CUBLAS_COMPUTE_16F_PEDANTIC",
-        "CUBLAS_COMPUTE_32F",
-        "CUBLAS_COMPUTE_32F_PEDANTIC",
-        "CUBLAS_COMPUTE_64F",
-        "CUBLAS_COMPUTE_64F_PEDANTIC",
-        "CUBLAS_COMPUTE_32I",
-        "CUBLAS_COMPUTE_32I_PEDANTIC",
-        "CUBLAS_COMPUTE_32F_FAST_16F",
-        "CUBLAS_COMPUTE_32F_FAST_16BF",
-        "CUBLAS_COMPUTE_32F_FAST_TF32",
-        "CUBLAS_COMPUTE_32F_EMULATED_16BFX9",
-        "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT",
-        "CUBLASLT_MATMUL_DESC_COMPUTE_TYPE",
-        "CUBLASLT_MATMUL_DESC_SCALE_TYPE",
-        "CUBLASLT_MATMUL_DESC_POINTER_MODE",
-        "CUBLASLT_MATMUL_DESC_TRANSA",
-        "CUBLASLT_MATMUL_DESC_TRANSB",
-        "CUBLASLT_MATMUL_DESC_TRANSC",
-        "CUBLASLT_MATMUL_DESC_FILL_MODE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE",
-        "CUBLASLT_MATMUL_DESC_BIAS_POINTER",
-        "CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE",
-        "CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE",
-        "CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET",
-        "CUBLASLT_MATMUL_DESC_A_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_B_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_C_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_D_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_AMAX_D_POINTER",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER",
-        "CUBLASLT_MATMUL_DESC_FAST_ACCUM",
-        "CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE",
-        "CUBLASLT_MATMUL_DESC_A_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_B_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_C_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_D_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER",
-        "CUBLASLT_MATMUL_DESC_D_OUT_SCALE_MODE",
-        "CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA",
-        "CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB",
-        "CUBLASLT_EMULATION_DESC_STRATEGY",
-        "CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_CONTROL",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MAX_MANTISSA_BIT_COUNT",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET",
-        "CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER",
-        "CUBLASLT_MATMUL_PREF_SEARCH_MODE",
-        "CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES",
-        "CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES",
-        "CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES",
-        "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT",
-        "CUBLASLT_MATMUL_PREF_IMPL_MASK",
-        "CUBLASLT_ALGO_CAP_SPLITK_SUPPORT",
-        "CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK",
-        "CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT",
-        "CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT",
-        "CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT",
-        "CUBLASLT_ALGO_CAP_UPLO_SUPPORT",
-        "CUBLASLT_ALGO_CAP_TILE_IDS",
-        "CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX",
-        "CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER",
-        "CUBLASLT_ALGO_CAP_POINTER_MODE_MASK",
-        "CUBLASLT_ALGO_CAP_EPILOGUE_MASK",
-        "CUBLASLT_ALGO_CAP_STAGES_IDS",
-        "CUBLASLT_ALGO_CAP_LD_NEGATIVE",
-        "CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES",
-        "CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES",
-        "CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT",
-        "CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT",
-        "CUBLASLT_ALGO_CONFIG_ID",
-        "CUBLASLT_ALGO_CONFIG_TILE_ID",
-        "CUBLASLT_ALGO_CONFIG_SPLITK_NUM",
-        "CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME",
-        "CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING",
-        "CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION",
-        "CUBLASLT_ALGO_CONFIG_STAGES_ID",
-        "CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID",
-        "CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cublasLt_symbols, member)
     {
         {AT(symbol_cublasLtCreate), AT(symbol_cublasLtCreate), AT(wrapper_cubind_cublasLt_create)},
@@ -705,71 +547,329 @@ const struct cubind__cublasLt_symbols {
         {AT(symbol_cublasLtLoggerForceDisable), AT(symbol_cublasLtLoggerForceDisable), AT(wrapper_cubind_cublasLt_logger_force_disable)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 11},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 24, 11, sizeof(int)},
     {
-        AT(trace_0), /* cublasLtCreate */
-        AT(trace_0), /* cublasLtDestroy */
-        AT(trace_1), /* cublasLtGetStatusName */
-        AT(trace_1), /* cublasLtGetStatusString */
-        AT(trace_2), /* cublasLtGetVersion */
-        AT(trace_2), /* cublasLtGetCudartVersion */
-        AT(trace_3), /* cublasLtGetProperty */
-        AT(trace_4), /* cublasLtHeuristicsCacheGetCapacity */
-        AT(trace_5), /* cublasLtHeuristicsCacheSetCapacity */
-        AT(trace_6), /* cublasLtDisableCpuInstructionsSetMask */
-        AT(trace_7), /* cublasLtMatmul */
-        AT(trace_8), /* cublasLtMatrixTransform */
-        AT(trace_9), /* cublasLtMatrixLayoutInit_internal */
-        AT(trace_10), /* cublasLtMatrixLayoutCreate */
-        AT(trace_11), /* cublasLtMatrixLayoutDestroy */
-        AT(trace_12), /* cublasLtMatrixLayoutSetAttribute */
-        AT(trace_13), /* cublasLtMatrixLayoutGetAttribute */
-        AT(trace_14), /* cublasLtMatmulDescInit_internal */
-        AT(trace_15), /* cublasLtMatmulDescCreate */
-        AT(trace_16), /* cublasLtMatmulDescDestroy */
-        AT(trace_17), /* cublasLtMatmulDescSetAttribute */
-        AT(trace_18), /* cublasLtMatmulDescGetAttribute */
-        AT(trace_19), /* cublasLtMatrixTransformDescInit_internal */
-        AT(trace_20), /* cublasLtMatrixTransformDescCreate */
-        AT(trace_21), /* cublasLtMatrixTransformDescDestroy */
-        AT(trace_22), /* cublasLtMatrixTransformDescSetAttribute */
-        AT(trace_23), /* cublasLtMatrixTransformDescGetAttribute */
-        AT(trace_24), /* cublasLtEmulationDescInit_internal */
-        AT(trace_25), /* cublasLtEmulationDescCreate */
-        AT(trace_25), /* cublasLtEmulationDescDestroy */
-        AT(trace_26), /* cublasLtEmulationDescSetAttribute */
-        AT(trace_27), /* cublasLtEmulationDescGetAttribute */
-        AT(trace_28), /* cublasLtMatmulPreferenceInit_internal */
-        AT(trace_29), /* cublasLtMatmulPreferenceCreate */
-        AT(trace_29), /* cublasLtMatmulPreferenceDestroy */
-        AT(trace_30), /* cublasLtMatmulPreferenceSetAttribute */
-        AT(trace_31), /* cublasLtMatmulPreferenceGetAttribute */
-        AT(trace_32), /* cublasLtMatmulAlgoGetHeuristic */
-        AT(trace_33), /* cublasLtMatmulAlgoGetIds */
-        AT(trace_34), /* cublasLtMatmulAlgoInit */
-        AT(trace_35), /* cublasLtMatmulAlgoCheck */
-        AT(trace_36), /* cublasLtMatmulAlgoCapGetAttribute */
-        AT(trace_37), /* cublasLtMatmulAlgoConfigSetAttribute */
-        AT(trace_38), /* cublasLtMatmulAlgoConfigGetAttribute */
-        AT(trace_39), /* cublasLtLoggerSetCallback */
-        AT(trace_40), /* cublasLtLoggerSetFile */
-        AT(trace_41), /* cublasLtLoggerOpenFile */
-        AT(trace_42), /* cublasLtLoggerSetLevel */
-        AT(trace_43), /* cublasLtLoggerSetMask */
-        AT(trace_44), /* cublasLtLoggerForceDisable */
+        "s;p\201;",
+        "p;e0:status;",
+        "u;",
+        "s;e1:\226;pvalue;",
+        "s;p\225;",
+        "s;u\225;",
+        "u;umask;",
+        "s;p\201;pcomputeDesc;palpha;pA;p\216;pB;p\217;pbeta;pC;p\220;pD;p\224;p\214;pworkspace;uworkspaceSizeInBytes;p\227;",
+        "s;p\201;p\203;palpha;pA;p\216;pbeta;pB;p\217;pC;p\220;p\227;",
+        "s;p\210;u\222;e2:\226;urows;ucols;ild;",
+        "s;p\210;e2:\226;urows;ucols;ild;",
+        "s;p\210;",
+        "s;p\210;e3:\205;p\212;u\200;",
+        "s;p\210;e3:\205;p\212;u\200;p\202;",
+        "s;p\207;u\222;e4:\211;e2:\204;",
+        "s;p\207;e4:\211;e2:\204;",
+        "s;p\207;",
+        "s;p\207;e5:\205;p\212;u\200;",
+        "s;p\207;e5:\205;p\212;u\200;p\202;",
+        "s;p\203;u\222;e2:\204;",
+        "s;p\203;e2:\204;",
+        "s;p\203;",
+        "s;p\203;e6:\205;p\212;u\200;",
+        "s;p\203;e6:\205;p\212;u\200;p\202;",
+        "s;p\206;u\222;",
+        "s;p\206;",
+        "s;p\206;e7:\205;p\212;u\200;",
+        "s;p\206;e7:\205;p\212;u\200;p\202;",
+        "s;p\223;u\222;",
+        "s;p\223;",
+        "s;p\223;e8:\205;p\212;u\200;",
+        "s;p\223;e8:\205;p\212;u\200;p\202;",
+        "s;p\201;p\221;p\216;p\217;p\220;p\224;ppreference;i\213;pheuristicResultsArray;p\215;",
+        "s;p\201;e4:\211;e2:\204;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;i\213;palgoIdsArray;p\215;",
+        "s;p\201;e4:\211;e2:\204;e2:Atype;e2:Btype;e2:Ctype;e2:Dtype;ialgoId;p\214;",
+        "s;p\201;p\221;p\216;p\217;p\220;p\224;p\214;presult;",
+        "s;p\214;e9:\205;p\212;u\200;p\202;",
+        "s;p\214;e10:\205;p\212;u\200;",
+        "s;p\214;e10:\205;p\212;u\200;p\202;",
+        "s;pcallback;",
+        "s;pfile;",
+        "s;plogFile;",
+        "s;ilevel;",
+        "s;imask;",
+        "s;",
+        "sizeInBytes",
+        "lightHandle",
+        "sizeWritten",
+        "transformDesc",
+        "scaleType",
+        "attr",
+        "emulationDesc",
+        "matmulDesc",
+        "matLayout",
+        "computeType",
+        "buf",
+        "requestedAlgoCount",
+        "algo",
+        "returnAlgoCount",
+        "Adesc",
+        "Bdesc",
+        "Cdesc",
+        "operationDesc",
+        "size",
+        "pref",
+        "Ddesc",
+        "capacity",
+        "type",
+        "stream",
+        "CUBLAS_STATUS_",
+        "SUCCESS",
+        "NOT_INITIALIZED",
+        "ALLOC_FAILED",
+        "INVALID_VALUE",
+        "ARCH_MISMATCH",
+        "MAPPING_ERROR",
+        "EXECUTION_FAILED",
+        "INTERNAL_ERROR",
+        "NOT_SUPPORTED",
+        "LICENSE_ERROR",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUBLASLT_MATRIX_LAYOUT_",
+        "TYPE",
+        "ORDER",
+        "ROWS",
+        "COLS",
+        "LD",
+        "BATCH_COUNT",
+        "STRIDED_BATCH_OFFSET",
+        "PLANE_OFFSET",
+        "BATCH_MODE",
+        "CUBLAS_COMPUTE_",
+        "16F",
+        "16F_PEDANTIC",
+        "32F",
+        "32F_PEDANTIC",
+        "64F",
+        "64F_PEDANTIC",
+        "32I",
+        "32I_PEDANTIC",
+        "32F_FAST_16F",
+        "32F_FAST_16BF",
+        "32F_FAST_TF32",
+        "32F_EMULATED_16BFX9",
+        "64F_EMULATED_FIXEDPOINT",
+        "CUBLASLT_MATMUL_DESC_",
+        "COMPUTE_TYPE",
+        "SCALE_TYPE",
+        "POINTER_MODE",
+        "TRANSA",
+        "TRANSB",
+        "TRANSC",
+        "FILL_MODE",
+        "EPILOGUE",
+        "BIAS_POINTER",
+        "BIAS_BATCH_STRIDE",
+        "EPILOGUE_AUX_POINTER",
+        "EPILOGUE_AUX_LD",
+        "EPILOGUE_AUX_BATCH_STRIDE",
+        "ALPHA_VECTOR_BATCH_STRIDE",
+        "SM_COUNT_TARGET",
+        "A_SCALE_POINTER",
+        "B_SCALE_POINTER",
+        "C_SCALE_POINTER",
+        "D_SCALE_POINTER",
+        "AMAX_D_POINTER",
+        "EPILOGUE_AUX_DATA_TYPE",
+        "EPILOGUE_AUX_SCALE_POINTER",
+        "EPILOGUE_AUX_AMAX_POINTER",
+        "FAST_ACCUM",
+        "BIAS_DATA_TYPE",
+        "A_SCALE_MODE",
+        "B_SCALE_MODE",
+        "C_SCALE_MODE",
+        "D_SCALE_MODE",
+        "EPILOGUE_AUX_SCALE_MODE",
+        "D_OUT_SCALE_POINTER",
+        "D_OUT_SCALE_MODE",
+        "EMULATION_DESCRIPTOR",
+        "CUBLASLT_MATRIX_TRANSFORM_DESC_",
+        "SCALE_TYPE",
+        "POINTER_MODE",
+        "TRANSA",
+        "TRANSB",
+        "CUBLASLT_EMULATION_DESC_",
+        "STRATEGY",
+        "SPECIAL_VALUES_SUPPORT",
+        "FIXEDPOINT_MANTISSA_CONTROL",
+        "FIXEDPOINT_MAX_MANTISSA_BIT_COUNT",
+        "FIXEDPOINT_MANTISSA_BIT_OFFSET",
+        "FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER",
+        "CUBLASLT_MATMUL_PREF_",
+        "SEARCH_MODE",
+        "MAX_WORKSPACE_BYTES",
+        "REDUCTION_SCHEME_MASK",
+        "MIN_ALIGNMENT_A_BYTES",
+        "MIN_ALIGNMENT_B_BYTES",
+        "MIN_ALIGNMENT_C_BYTES",
+        "MIN_ALIGNMENT_D_BYTES",
+        "MAX_WAVES_COUNT",
+        "IMPL_MASK",
+        "CUBLASLT_ALGO_CAP_",
+        "SPLITK_SUPPORT",
+        "REDUCTION_SCHEME_MASK",
+        "CTA_SWIZZLING_SUPPORT",
+        "STRIDED_BATCH_SUPPORT",
+        "OUT_OF_PLACE_RESULT_SUPPORT",
+        "UPLO_SUPPORT",
+        "TILE_IDS",
+        "CUSTOM_OPTION_MAX",
+        "CUSTOM_MEMORY_ORDER",
+        "POINTER_MODE_MASK",
+        "EPILOGUE_MASK",
+        "STAGES_IDS",
+        "LD_NEGATIVE",
+        "NUMERICAL_IMPL_FLAGS",
+        "MIN_ALIGNMENT_A_BYTES",
+        "MIN_ALIGNMENT_B_BYTES",
+        "MIN_ALIGNMENT_C_BYTES",
+        "MIN_ALIGNMENT_D_BYTES",
+        "POINTER_ARRAY_BATCH_SUPPORT",
+        "FLOATING_POINT_EMULATION_SUPPORT",
+        "CUBLASLT_ALGO_CONFIG_",
+        "ID",
+        "TILE_ID",
+        "SPLITK_NUM",
+        "REDUCTION_SCHEME",
+        "CTA_SWIZZLING",
+        "CUSTOM_OPTION",
+        "STAGES_ID",
+        "INNER_SHAPE_ID",
+        "CLUSTER_SHAPE_ID",
     },
     {
-        {0, 10}, /* cublasStatus_t */
-        {10, 3}, /* libraryPropertyType_t */
-        {13, 34}, /* cudaDataType_t */
-        {47, 9}, /* cublasLtMatrixLayoutAttribute_t */
-        {56, 13}, /* cublasComputeType_t */
-        {69, 33}, /* cublasLtMatmulDescAttributes_t */
-        {102, 4}, /* cublasLtMatrixTransformDescAttributes_t */
-        {106, 6}, /* cublasLtEmulationDescAttributes_t */
-        {112, 9}, /* cublasLtMatmulPreferenceAttributes_t */
-        {121, 20}, /* cublasLtMatmulAlgoCapAttributes_t */
-        {141, 9}, /* cublasLtMatmulAlgoConfigAttributes_t */
+        TRACE_AT(trace_0), /* cublasLtCreate */
+        TRACE_AT(trace_0), /* cublasLtDestroy */
+        TRACE_AT(trace_1), /* cublasLtGetStatusName */
+        TRACE_AT(trace_1), /* cublasLtGetStatusString */
+        TRACE_AT(trace_2), /* cublasLtGetVersion */
+        TRACE_AT(trace_2), /* cublasLtGetCudartVersion */
+        TRACE_AT(trace_3), /* cublasLtGetProperty */
+        TRACE_AT(trace_4), /* cublasLtHeuristicsCacheGetCapacity */
+        TRACE_AT(trace_5), /* cublasLtHeuristicsCacheSetCapacity */
+        TRACE_AT(trace_6), /* cublasLtDisableCpuInstructionsSetMask */
+        TRACE_AT(trace_7), /* cublasLtMatmul */
+        TRACE_AT(trace_8), /* cublasLtMatrixTransform */
+        TRACE_AT(trace_9), /* cublasLtMatrixLayoutInit_internal */
+        TRACE_AT(trace_10), /* cublasLtMatrixLayoutCreate */
+        TRACE_AT(trace_11), /* cublasLtMatrixLayoutDestroy */
+        TRACE_AT(trace_12), /* cublasLtMatrixLayoutSetAttribute */
+        TRACE_AT(trace_13), /* cublasLtMatrixLayoutGetAttribute */
+        TRACE_AT(trace_14), /* cublasLtMatmulDescInit_internal */
+        TRACE_AT(trace_15), /* cublasLtMatmulDescCreate */
+        TRACE_AT(trace_16), /* cublasLtMatmulDescDestroy */
+        TRACE_AT(trace_17), /* cublasLtMatmulDescSetAttribute */
+        TRACE_AT(trace_18), /* cublasLtMatmulDescGetAttribute */
+        TRACE_AT(trace_19), /* cublasLtMatrixTransformDescInit_internal */
+        TRACE_AT(trace_20), /* cublasLtMatrixTransformDescCreate */
+        TRACE_AT(trace_21), /* cublasLtMatrixTransformDescDestroy */
+        TRACE_AT(trace_22), /* cublasLtMatrixTransformDescSetAttribute */
+        TRACE_AT(trace_23), /* cublasLtMatrixTransformDescGetAttribute */
+        TRACE_AT(trace_24), /* cublasLtEmulationDescInit_internal */
+        TRACE_AT(trace_25), /* cublasLtEmulationDescCreate */
+        TRACE_AT(trace_25), /* cublasLtEmulationDescDestroy */
+        TRACE_AT(trace_26), /* cublasLtEmulationDescSetAttribute */
+        TRACE_AT(trace_27), /* cublasLtEmulationDescGetAttribute */
+        TRACE_AT(trace_28), /* cublasLtMatmulPreferenceInit_internal */
+        TRACE_AT(trace_29), /* cublasLtMatmulPreferenceCreate */
+        TRACE_AT(trace_29), /* cublasLtMatmulPreferenceDestroy */
+        TRACE_AT(trace_30), /* cublasLtMatmulPreferenceSetAttribute */
+        TRACE_AT(trace_31), /* cublasLtMatmulPreferenceGetAttribute */
+        TRACE_AT(trace_32), /* cublasLtMatmulAlgoGetHeuristic */
+        TRACE_AT(trace_33), /* cublasLtMatmulAlgoGetIds */
+        TRACE_AT(trace_34), /* cublasLtMatmulAlgoInit */
+        TRACE_AT(trace_35), /* cublasLtMatmulAlgoCheck */
+        TRACE_AT(trace_36), /* cublasLtMatmulAlgoCapGetAttribute */
+        TRACE_AT(trace_37), /* cublasLtMatmulAlgoConfigSetAttribute */
+        TRACE_AT(trace_38), /* cublasLtMatmulAlgoConfigGetAttribute */
+        TRACE_AT(trace_39), /* cublasLtLoggerSetCallback */
+        TRACE_AT(trace_40), /* cublasLtLoggerSetFile */
+        TRACE_AT(trace_41), /* cublasLtLoggerOpenFile */
+        TRACE_AT(trace_42), /* cublasLtLoggerSetLevel */
+        TRACE_AT(trace_43), /* cublasLtLoggerSetMask */
+        TRACE_AT(trace_44), /* cublasLtLoggerForceDisable */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 10}, /* cublasStatus_t */
+        {TRACE_AT(enum_1), 10, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_2), 13, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_3), 47, 9}, /* cublasLtMatrixLayoutAttribute_t */
+        {TRACE_AT(enum_4), 56, 13}, /* cublasComputeType_t */
+        {TRACE_AT(enum_5), 69, 33}, /* cublasLtMatmulDescAttributes_t */
+        {TRACE_AT(enum_6), 102, 4}, /* cublasLtMatrixTransformDescAttributes_t */
+        {TRACE_AT(enum_7), 106, 6}, /* cublasLtEmulationDescAttributes_t */
+        {TRACE_AT(enum_8), 112, 9}, /* cublasLtMatmulPreferenceAttributes_t */
+        {TRACE_AT(enum_9), 121, 20}, /* cublasLtMatmulAlgoCapAttributes_t */
+        {TRACE_AT(enum_10), 141, 9}, /* cublasLtMatmulAlgoConfigAttributes_t */
     },
     {
         0,
@@ -924,244 +1024,271 @@ const struct cubind__cublasLt_symbols {
         8,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_2_6),
-        AT(enum_2_7),
-        AT(enum_2_8),
-        AT(enum_2_9),
-        AT(enum_2_10),
-        AT(enum_2_11),
-        AT(enum_2_12),
-        AT(enum_2_13),
-        AT(enum_2_14),
-        AT(enum_2_15),
-        AT(enum_2_16),
-        AT(enum_2_17),
-        AT(enum_2_18),
-        AT(enum_2_19),
-        AT(enum_2_20),
-        AT(enum_2_21),
-        AT(enum_2_22),
-        AT(enum_2_23),
-        AT(enum_2_24),
-        AT(enum_2_25),
-        AT(enum_2_26),
-        AT(enum_2_27),
-        AT(enum_2_28),
-        AT(enum_2_29),
-        AT(enum_2_30),
-        AT(enum_2_31),
-        AT(enum_2_32),
-        AT(enum_2_33),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_4_5),
-        AT(enum_4_6),
-        AT(enum_4_7),
-        AT(enum_4_8),
-        AT(enum_4_9),
-        AT(enum_4_10),
-        AT(enum_4_11),
-        AT(enum_4_12),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_5_6),
-        AT(enum_5_7),
-        AT(enum_5_8),
-        AT(enum_5_9),
-        AT(enum_5_10),
-        AT(enum_5_11),
-        AT(enum_5_12),
-        AT(enum_5_13),
-        AT(enum_5_14),
-        AT(enum_5_15),
-        AT(enum_5_16),
-        AT(enum_5_17),
-        AT(enum_5_18),
-        AT(enum_5_19),
-        AT(enum_5_20),
-        AT(enum_5_21),
-        AT(enum_5_22),
-        AT(enum_5_23),
-        AT(enum_5_24),
-        AT(enum_5_25),
-        AT(enum_5_26),
-        AT(enum_5_27),
-        AT(enum_5_28),
-        AT(enum_5_29),
-        AT(enum_5_30),
-        AT(enum_5_31),
-        AT(enum_5_32),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_8_7),
-        AT(enum_8_8),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_9_6),
-        AT(enum_9_7),
-        AT(enum_9_8),
-        AT(enum_9_9),
-        AT(enum_9_10),
-        AT(enum_9_11),
-        AT(enum_9_12),
-        AT(enum_9_13),
-        AT(enum_9_14),
-        AT(enum_9_15),
-        AT(enum_9_16),
-        AT(enum_9_17),
-        AT(enum_9_18),
-        AT(enum_9_19),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_10_3),
-        AT(enum_10_4),
-        AT(enum_10_5),
-        AT(enum_10_6),
-        AT(enum_10_7),
-        AT(enum_10_8),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_2_6),
+        TRACE_AT(enum_2_7),
+        TRACE_AT(enum_2_8),
+        TRACE_AT(enum_2_9),
+        TRACE_AT(enum_2_10),
+        TRACE_AT(enum_2_11),
+        TRACE_AT(enum_2_12),
+        TRACE_AT(enum_2_13),
+        TRACE_AT(enum_2_14),
+        TRACE_AT(enum_2_15),
+        TRACE_AT(enum_2_16),
+        TRACE_AT(enum_2_17),
+        TRACE_AT(enum_2_18),
+        TRACE_AT(enum_2_19),
+        TRACE_AT(enum_2_20),
+        TRACE_AT(enum_2_21),
+        TRACE_AT(enum_2_22),
+        TRACE_AT(enum_2_23),
+        TRACE_AT(enum_2_24),
+        TRACE_AT(enum_2_25),
+        TRACE_AT(enum_2_26),
+        TRACE_AT(enum_2_27),
+        TRACE_AT(enum_2_28),
+        TRACE_AT(enum_2_29),
+        TRACE_AT(enum_2_30),
+        TRACE_AT(enum_2_31),
+        TRACE_AT(enum_2_32),
+        TRACE_AT(enum_2_33),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_4_5),
+        TRACE_AT(enum_4_6),
+        TRACE_AT(enum_4_7),
+        TRACE_AT(enum_4_8),
+        TRACE_AT(enum_4_9),
+        TRACE_AT(enum_4_10),
+        TRACE_AT(enum_4_11),
+        TRACE_AT(enum_4_12),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_5_6),
+        TRACE_AT(enum_5_7),
+        TRACE_AT(enum_5_8),
+        TRACE_AT(enum_5_9),
+        TRACE_AT(enum_5_10),
+        TRACE_AT(enum_5_11),
+        TRACE_AT(enum_5_12),
+        TRACE_AT(enum_5_13),
+        TRACE_AT(enum_5_14),
+        TRACE_AT(enum_5_15),
+        TRACE_AT(enum_5_16),
+        TRACE_AT(enum_5_17),
+        TRACE_AT(enum_5_18),
+        TRACE_AT(enum_5_19),
+        TRACE_AT(enum_5_20),
+        TRACE_AT(enum_5_21),
+        TRACE_AT(enum_5_22),
+        TRACE_AT(enum_5_23),
+        TRACE_AT(enum_5_24),
+        TRACE_AT(enum_5_25),
+        TRACE_AT(enum_5_26),
+        TRACE_AT(enum_5_27),
+        TRACE_AT(enum_5_28),
+        TRACE_AT(enum_5_29),
+        TRACE_AT(enum_5_30),
+        TRACE_AT(enum_5_31),
+        TRACE_AT(enum_5_32),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_8_7),
+        TRACE_AT(enum_8_8),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_9_6),
+        TRACE_AT(enum_9_7),
+        TRACE_AT(enum_9_8),
+        TRACE_AT(enum_9_9),
+        TRACE_AT(enum_9_10),
+        TRACE_AT(enum_9_11),
+        TRACE_AT(enum_9_12),
+        TRACE_AT(enum_9_13),
+        TRACE_AT(enum_9_14),
+        TRACE_AT(enum_9_15),
+        TRACE_AT(enum_9_16),
+        TRACE_AT(enum_9_17),
+        TRACE_AT(enum_9_18),
+        TRACE_AT(enum_9_19),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_10_3),
+        TRACE_AT(enum_10_4),
+        TRACE_AT(enum_10_5),
+        TRACE_AT(enum_10_6),
+        TRACE_AT(enum_10_7),
+        TRACE_AT(enum_10_8),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
-
-/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
+_Static_assert(sizeof(cubind__cublasLt_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cublasLt_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 0), (uintptr_t)lightHandle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cublasLtCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef cublasStatus_t (*cubind__cublasLtCreate_fn)(cublasLtHandle_t *lightHandle);
+typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
+typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
+typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
+typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
+typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
+typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
+typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
+typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
+typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
+typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
+typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
+typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
+typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
+typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
+
+/* What the wrapper calls until cublasLtCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtCreate(cublasLtHandle_t *lightHandle)
+{
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)lightHandle, 7, (cubind__fnptr)cubind__slow_cublasLtCreate);
 }
 
 cublasStatus_t cubind_cublasLt_create(cublasLtHandle_t *lightHandle)
 {
-    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtCreate, &cubind__cublasLt_offsets[0]);
+    cubind__cublasLtCreate_fn cubind_fn = (cubind__cublasLtCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtCreate, &cubind__cublasLt_offsets[0]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtDestroy_fn)(cublasLtHandle_t lightHandle);
-
-/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
+/* What the wrapper calls until cublasLtDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 1), (uintptr_t)lightHandle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cublasLtDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)lightHandle, 8, (cubind__fnptr)cubind__slow_cublasLtDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_destroy(cublasLtHandle_t lightHandle)
 {
-    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtDestroy, &cubind__cublasLt_offsets[1]);
+    cubind__cublasLtDestroy_fn cubind_fn = (cubind__cublasLtDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtDestroy, &cubind__cublasLt_offsets[1]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef const char *(*cubind__cublasLtGetStatusName_fn)(cublasStatus_t status);
 
 /* What the wrapper calls until cublasLtGetStatusName is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cublasLtGetStatusName(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 2), (long long)status);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 2), (cubind__word)status);
     static const char cubind_text[] = "cublasLtGetStatusName was not called: cubind could not load libcublasLt or find the function in it (cubind_last_error() says why)";
     cubind__cublasLtGetStatusName_fn cubind_fn = (cubind__cublasLtGetStatusName_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 2, NULL, (cubind__fnptr)slow_cublasLtGetStatusName);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1171,18 +1298,16 @@ const char *cubind_cublasLt_get_status_name(cublasStatus_t status)
     return cubind_fn(status);
 }
 
-typedef const char *(*cubind__cublasLtGetStatusString_fn)(cublasStatus_t status);
-
 /* What the wrapper calls until cublasLtGetStatusString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_cublasLtGetStatusString(cublasStatus_t status)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 3), (long long)status);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 3), (cubind__word)status);
     static const char cubind_text[] = "cublasLtGetStatusString was not called: cubind could not load libcublasLt or find the function in it (cubind_last_error() says why)";
     cubind__cublasLtGetStatusString_fn cubind_fn = (cubind__cublasLtGetStatusString_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 3, NULL, (cubind__fnptr)slow_cublasLtGetStatusString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(status) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1192,17 +1317,15 @@ const char *cubind_cublasLt_get_status_string(cublasStatus_t status)
     return cubind_fn(status);
 }
 
-typedef size_t (*cubind__cublasLtGetVersion_fn)(void);
-
 /* What the wrapper calls until cublasLtGetVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cublasLtGetVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 4));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 4));
     cubind__cublasLtGetVersion_fn cubind_fn = (cubind__cublasLtGetVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 4, NULL, (cubind__fnptr)slow_cublasLtGetVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -1212,17 +1335,15 @@ size_t cubind_cublasLt_get_version(void)
     return cubind_fn();
 }
 
-typedef size_t (*cubind__cublasLtGetCudartVersion_fn)(void);
-
 /* What the wrapper calls until cublasLtGetCudartVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD size_t slow_cublasLtGetCudartVersion(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 5));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 5));
     cubind__cublasLtGetCudartVersion_fn cubind_fn = (cubind__cublasLtGetCudartVersion_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 5, NULL, (cubind__fnptr)slow_cublasLtGetCudartVersion);
     size_t cubind_result = cubind_fn != NULL ? cubind_fn() : (size_t)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -1232,122 +1353,66 @@ size_t cubind_cublasLt_get_cudart_version(void)
     return cubind_fn();
 }
 
-typedef cublasStatus_t (*cubind__cublasLtGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cublasLtGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 6), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cublasLtGetProperty);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_1(type, (uintptr_t)value, 28, (cubind__fnptr)cubind__slow_cublasLtGetProperty);
 }
 
 cublasStatus_t cubind_cublasLt_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__target((cubind__fnptr)slow_cublasLtGetProperty, &cubind__cublasLt_offsets[6]);
+    cubind__cublasLtGetProperty_fn cubind_fn = (cubind__cublasLtGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtGetProperty, &cubind__cublasLt_offsets[6]);
     cublasStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheGetCapacity_fn)(size_t *capacity);
-
-/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
+/* What the wrapper calls until cublasLtHeuristicsCacheGetCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 7), (uintptr_t)capacity);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(capacity);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)capacity, 9, (cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheGetCapacity);
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_get_capacity(size_t *capacity)
 {
-    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheGetCapacity, &cubind__cublasLt_offsets[7]);
+    cubind__cublasLtHeuristicsCacheGetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheGetCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheGetCapacity, &cubind__cublasLt_offsets[7]);
     cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtHeuristicsCacheSetCapacity_fn)(size_t capacity);
-
-/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
+/* What the wrapper calls until cublasLtHeuristicsCacheSetCapacity is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 8), (unsigned long long)capacity);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(capacity);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0(capacity, 10, (cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheSetCapacity);
 }
 
 cublasStatus_t cubind_cublasLt_heuristics_cache_set_capacity(size_t capacity)
 {
-    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__target((cubind__fnptr)slow_cublasLtHeuristicsCacheSetCapacity, &cubind__cublasLt_offsets[8]);
+    cubind__cublasLtHeuristicsCacheSetCapacity_fn cubind_fn = (cubind__cublasLtHeuristicsCacheSetCapacity_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtHeuristicsCacheSetCapacity, &cubind__cublasLt_offsets[8]);
     cublasStatus_t cubind_status = cubind_fn(capacity);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef unsigned int (*cubind__cublasLtDisableCpuInstructionsSetMask_fn)(unsigned int mask);
 
 /* What the wrapper calls until cublasLtDisableCpuInstructionsSetMask is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD unsigned int slow_cublasLtDisableCpuInstructionsSetMask(unsigned int mask)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 9), (unsigned long long)mask);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUBLASLT, 9), (cubind__word)mask);
     cubind__cublasLtDisableCpuInstructionsSetMask_fn cubind_fn = (cubind__cublasLtDisableCpuInstructionsSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 9, NULL, (cubind__fnptr)slow_cublasLtDisableCpuInstructionsSetMask);
     unsigned int cubind_result = cubind_fn != NULL ? cubind_fn(mask) : (unsigned int)0;
-    CUBIND__TRACE_RESULT(cubind_call, (unsigned long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -1357,1402 +1422,682 @@ unsigned int cubind_cublasLt_disable_cpu_instructions_set_mask(unsigned int mask
     return cubind_fn(mask);
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmul_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
-
-/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
+/* What the wrapper calls until cublasLtMatmul is resolved, and every call while tracing: the slow path
+ * of its shape, 14 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 10), (uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, (unsigned long long)workspaceSizeInBytes, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmul);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_14((uintptr_t)lightHandle, (uintptr_t)computeDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)beta, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)D, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)workspace, workspaceSizeInBytes, (uintptr_t)stream, 20.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)
 {
-    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmul, &cubind__cublasLt_offsets[10]);
+    cubind__cublasLtMatmul_fn cubind_fn = (cubind__cublasLtMatmul_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmul, &cubind__cublasLt_offsets[10]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransform_fn)(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream);
-
-/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
+/* What the wrapper calls until cublasLtMatrixTransform is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 11), (uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransform);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_8((uintptr_t)lightHandle, (uintptr_t)transformDesc, (uintptr_t)alpha, (uintptr_t)A, (uintptr_t)Adesc, (uintptr_t)beta, (uintptr_t)B, (uintptr_t)Bdesc, (uintptr_t)C, (uintptr_t)Cdesc, (uintptr_t)stream, 42.0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)
 {
-    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransform, &cubind__cublasLt_offsets[11]);
+    cubind__cublasLtMatrixTransform_fn cubind_fn = (cubind__cublasLtMatrixTransform_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransform, &cubind__cublasLt_offsets[11]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutInit_internal_fn)(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-
-/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* What the wrapper calls until cublasLtMatrixLayoutInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 12), (uintptr_t)matLayout, (unsigned long long)size, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_4((uintptr_t)matLayout, size, type, rows, cols, ld, 34.0);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_init_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutInit_internal, &cubind__cublasLt_offsets[12]);
+    cubind__cublasLtMatrixLayoutInit_internal_fn cubind_fn = (cubind__cublasLtMatrixLayoutInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutInit_internal, &cubind__cublasLt_offsets[12]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutCreate_fn)(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld);
-
-/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
+/* What the wrapper calls until cublasLtMatrixLayoutCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 13), (uintptr_t)matLayout, (long long)type, (unsigned long long)rows, (unsigned long long)cols, (long long)ld);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)matLayout, type, rows, cols, ld, 48);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_create(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)
 {
-    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutCreate, &cubind__cublasLt_offsets[13]);
+    cubind__cublasLtMatrixLayoutCreate_fn cubind_fn = (cubind__cublasLtMatrixLayoutCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutCreate, &cubind__cublasLt_offsets[13]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutDestroy_fn)(cublasLtMatrixLayout_t matLayout);
-
-/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
+/* What the wrapper calls until cublasLtMatrixLayoutDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 14), (uintptr_t)matLayout);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)matLayout, 11, (cubind__fnptr)cubind__slow_cublasLtMatrixLayoutDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_destroy(cublasLtMatrixLayout_t matLayout)
 {
-    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutDestroy, &cubind__cublasLt_offsets[14]);
+    cubind__cublasLtMatrixLayoutDestroy_fn cubind_fn = (cubind__cublasLtMatrixLayoutDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutDestroy, &cubind__cublasLt_offsets[14]);
     cublasStatus_t cubind_status = cubind_fn(matLayout);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutSetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatrixLayoutSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 15), (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, 2, (cubind__fnptr)cubind__slow_cublasLtMatrixLayoutSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_set_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutSetAttribute, &cubind__cublasLt_offsets[15]);
+    cubind__cublasLtMatrixLayoutSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutSetAttribute, &cubind__cublasLt_offsets[15]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixLayoutGetAttribute_fn)(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatrixLayoutGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 16), (uintptr_t)matLayout, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)matLayout, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 49);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_layout_get_attribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixLayoutGetAttribute, &cubind__cublasLt_offsets[16]);
+    cubind__cublasLtMatrixLayoutGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixLayoutGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixLayoutGetAttribute, &cubind__cublasLt_offsets[16]);
     cublasStatus_t cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescInit_internal_fn)(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType);
-
-/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* What the wrapper calls until cublasLtMatmulDescInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 17), (uintptr_t)matmulDesc, (unsigned long long)size, (long long)computeType, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)matmulDesc, size, computeType, scaleType, 3, (cubind__fnptr)cubind__slow_cublasLtMatmulDescInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_init_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescInit_internal, &cubind__cublasLt_offsets[17]);
+    cubind__cublasLtMatmulDescInit_internal_fn cubind_fn = (cubind__cublasLtMatmulDescInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescInit_internal, &cubind__cublasLt_offsets[17]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescCreate_fn)(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType);
-
-/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
+/* What the wrapper calls until cublasLtMatmulDescCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 18), (uintptr_t)matmulDesc, (long long)computeType, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_2((uintptr_t)matmulDesc, computeType, scaleType, 3, (cubind__fnptr)cubind__slow_cublasLtMatmulDescCreate);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_create(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)
 {
-    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescCreate, &cubind__cublasLt_offsets[18]);
+    cubind__cublasLtMatmulDescCreate_fn cubind_fn = (cubind__cublasLtMatmulDescCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescCreate, &cubind__cublasLt_offsets[18]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescDestroy_fn)(cublasLtMatmulDesc_t matmulDesc);
-
-/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
+/* What the wrapper calls until cublasLtMatmulDescDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 19), (uintptr_t)matmulDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)matmulDesc, 12, (cubind__fnptr)cubind__slow_cublasLtMatmulDescDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_destroy(cublasLtMatmulDesc_t matmulDesc)
 {
-    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescDestroy, &cubind__cublasLt_offsets[19]);
+    cubind__cublasLtMatmulDescDestroy_fn cubind_fn = (cubind__cublasLtMatmulDescDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescDestroy, &cubind__cublasLt_offsets[19]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescSetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulDescSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 20), (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, 4, (cubind__fnptr)cubind__slow_cublasLtMatmulDescSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_set_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescSetAttribute, &cubind__cublasLt_offsets[20]);
+    cubind__cublasLtMatmulDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescSetAttribute, &cubind__cublasLt_offsets[20]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulDescGetAttribute_fn)(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulDescGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 21), (uintptr_t)matmulDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulDescGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)matmulDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 50);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_desc_get_attribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulDescGetAttribute, &cubind__cublasLt_offsets[21]);
+    cubind__cublasLtMatmulDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulDescGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulDescGetAttribute, &cubind__cublasLt_offsets[21]);
     cublasStatus_t cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescInit_internal_fn)(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
+/* What the wrapper calls until cublasLtMatrixTransformDescInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 22), (uintptr_t)transformDesc, (unsigned long long)size, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, size, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_2((uintptr_t)transformDesc, size, scaleType, 4, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_init_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescInit_internal, &cubind__cublasLt_offsets[22]);
+    cubind__cublasLtMatrixTransformDescInit_internal_fn cubind_fn = (cubind__cublasLtMatrixTransformDescInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescInit_internal, &cubind__cublasLt_offsets[22]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, size, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescCreate_fn)(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
+/* What the wrapper calls until cublasLtMatrixTransformDescCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 23), (uintptr_t)transformDesc, (long long)scaleType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, scaleType);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_1((uintptr_t)transformDesc, scaleType, 29, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescCreate);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_create(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)
 {
-    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescCreate, &cubind__cublasLt_offsets[23]);
+    cubind__cublasLtMatrixTransformDescCreate_fn cubind_fn = (cubind__cublasLtMatrixTransformDescCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescCreate, &cubind__cublasLt_offsets[23]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, scaleType);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescDestroy_fn)(cublasLtMatrixTransformDesc_t transformDesc);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
+/* What the wrapper calls until cublasLtMatrixTransformDescDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 24), (uintptr_t)transformDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)transformDesc, 13, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_destroy(cublasLtMatrixTransformDesc_t transformDesc)
 {
-    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescDestroy, &cubind__cublasLt_offsets[24]);
+    cubind__cublasLtMatrixTransformDescDestroy_fn cubind_fn = (cubind__cublasLtMatrixTransformDescDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescDestroy, &cubind__cublasLt_offsets[24]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescSetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatrixTransformDescSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 25), (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, 5, (cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_set_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescSetAttribute, &cubind__cublasLt_offsets[25]);
+    cubind__cublasLtMatrixTransformDescSetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescSetAttribute, &cubind__cublasLt_offsets[25]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatrixTransformDescGetAttribute_fn)(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatrixTransformDescGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 26), (uintptr_t)transformDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)transformDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 51);
 }
 
 cublasStatus_t cubind_cublasLt_matrix_transform_desc_get_attribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatrixTransformDescGetAttribute, &cubind__cublasLt_offsets[26]);
+    cubind__cublasLtMatrixTransformDescGetAttribute_fn cubind_fn = (cubind__cublasLtMatrixTransformDescGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatrixTransformDescGetAttribute, &cubind__cublasLt_offsets[26]);
     cublasStatus_t cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescInit_internal_fn)(cublasLtEmulationDesc_t emulationDesc, size_t size);
-
-/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
+/* What the wrapper calls until cublasLtEmulationDescInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 27), (uintptr_t)emulationDesc, (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc, size);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_1((uintptr_t)emulationDesc, size, 30, (cubind__fnptr)cubind__slow_cublasLtEmulationDescInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_init_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)
 {
-    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescInit_internal, &cubind__cublasLt_offsets[27]);
+    cubind__cublasLtEmulationDescInit_internal_fn cubind_fn = (cubind__cublasLtEmulationDescInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescInit_internal, &cubind__cublasLt_offsets[27]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescCreate_fn)(cublasLtEmulationDesc_t *emulationDesc);
-
-/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
+/* What the wrapper calls until cublasLtEmulationDescCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 28), (uintptr_t)emulationDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)emulationDesc, 14, (cubind__fnptr)cubind__slow_cublasLtEmulationDescCreate);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_create(cublasLtEmulationDesc_t *emulationDesc)
 {
-    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescCreate, &cubind__cublasLt_offsets[28]);
+    cubind__cublasLtEmulationDescCreate_fn cubind_fn = (cubind__cublasLtEmulationDescCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescCreate, &cubind__cublasLt_offsets[28]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescDestroy_fn)(cublasLtEmulationDesc_t emulationDesc);
-
-/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
+/* What the wrapper calls until cublasLtEmulationDescDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 29), (uintptr_t)emulationDesc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)emulationDesc, 15, (cubind__fnptr)cubind__slow_cublasLtEmulationDescDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_destroy(cublasLtEmulationDesc_t emulationDesc)
 {
-    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescDestroy, &cubind__cublasLt_offsets[29]);
+    cubind__cublasLtEmulationDescDestroy_fn cubind_fn = (cubind__cublasLtEmulationDescDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescDestroy, &cubind__cublasLt_offsets[29]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescSetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtEmulationDescSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 30), (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, 6, (cubind__fnptr)cubind__slow_cublasLtEmulationDescSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_set_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescSetAttribute, &cubind__cublasLt_offsets[30]);
+    cubind__cublasLtEmulationDescSetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescSetAttribute, &cubind__cublasLt_offsets[30]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtEmulationDescGetAttribute_fn)(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtEmulationDescGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 31), (uintptr_t)emulationDesc, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cublasLtEmulationDescGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)emulationDesc, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 52);
 }
 
 cublasStatus_t cubind_cublasLt_emulation_desc_get_attribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtEmulationDescGetAttribute, &cubind__cublasLt_offsets[31]);
+    cubind__cublasLtEmulationDescGetAttribute_fn cubind_fn = (cubind__cublasLtEmulationDescGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtEmulationDescGetAttribute, &cubind__cublasLt_offsets[31]);
     cublasStatus_t cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceInit_internal_fn)(cublasLtMatmulPreference_t pref, size_t size);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
+/* What the wrapper calls until cublasLtMatmulPreferenceInit_internal is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 32), (uintptr_t)pref, (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref, size);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_1((uintptr_t)pref, size, 31, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceInit_internal);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_init_internal(cublasLtMatmulPreference_t pref, size_t size)
 {
-    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceInit_internal, &cubind__cublasLt_offsets[32]);
+    cubind__cublasLtMatmulPreferenceInit_internal_fn cubind_fn = (cubind__cublasLtMatmulPreferenceInit_internal_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceInit_internal, &cubind__cublasLt_offsets[32]);
     cublasStatus_t cubind_status = cubind_fn(pref, size);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceCreate_fn)(cublasLtMatmulPreference_t *pref);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
+/* What the wrapper calls until cublasLtMatmulPreferenceCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 33), (uintptr_t)pref);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceCreate);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)pref, 16, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceCreate);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_create(cublasLtMatmulPreference_t *pref)
 {
-    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceCreate, &cubind__cublasLt_offsets[33]);
+    cubind__cublasLtMatmulPreferenceCreate_fn cubind_fn = (cubind__cublasLtMatmulPreferenceCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceCreate, &cubind__cublasLt_offsets[33]);
     cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceDestroy_fn)(cublasLtMatmulPreference_t pref);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
+/* What the wrapper calls until cublasLtMatmulPreferenceDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 34), (uintptr_t)pref);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)pref, 17, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceDestroy);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_destroy(cublasLtMatmulPreference_t pref)
 {
-    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceDestroy, &cubind__cublasLt_offsets[34]);
+    cubind__cublasLtMatmulPreferenceDestroy_fn cubind_fn = (cubind__cublasLtMatmulPreferenceDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceDestroy, &cubind__cublasLt_offsets[34]);
     cublasStatus_t cubind_status = cubind_fn(pref);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceSetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulPreferenceSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 35), (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, 7, (cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_set_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceSetAttribute, &cubind__cublasLt_offsets[35]);
+    cubind__cublasLtMatmulPreferenceSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceSetAttribute, &cubind__cublasLt_offsets[35]);
     cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulPreferenceGetAttribute_fn)(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulPreferenceGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 36), (uintptr_t)pref, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)pref, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 53);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_preference_get_attribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulPreferenceGetAttribute, &cubind__cublasLt_offsets[36]);
+    cubind__cublasLtMatmulPreferenceGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulPreferenceGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulPreferenceGetAttribute, &cubind__cublasLt_offsets[36]);
     cublasStatus_t cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetHeuristic_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount);
-
-/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
+/* What the wrapper calls until cublasLtMatmulAlgoGetHeuristic is resolved, and every call while tracing: the slow path
+ * of its shape, 12 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 37), (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, (long long)requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_12((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)preference, requestedAlgoCount, (uintptr_t)heuristicResultsArray, (uintptr_t)returnAlgoCount, 56.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_heuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t heuristicResultsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetHeuristic, &cubind__cublasLt_offsets[37]);
+    cubind__cublasLtMatmulAlgoGetHeuristic_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetHeuristic_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoGetHeuristic, &cubind__cublasLt_offsets[37]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoGetIds_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount);
-
-/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
+/* What the wrapper calls until cublasLtMatmulAlgoGetIds is resolved, and every call while tracing: the slow path
+ * of its shape, 12 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 38), (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoGetIds);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_12((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, (uintptr_t)algoIdsArray, (uintptr_t)returnAlgoCount, 57.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_get_ids(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int algoIdsArray[], int *returnAlgoCount)
 {
-    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoGetIds, &cubind__cublasLt_offsets[38]);
+    cubind__cublasLtMatmulAlgoGetIds_fn cubind_fn = (cubind__cublasLtMatmulAlgoGetIds_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoGetIds, &cubind__cublasLt_offsets[38]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoInit_fn)(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo);
-
-/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
+/* What the wrapper calls until cublasLtMatmulAlgoInit is resolved, and every call while tracing: the slow path
+ * of its shape, 11 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 39), (uintptr_t)lightHandle, (long long)computeType, (long long)scaleType, (long long)Atype, (long long)Btype, (long long)Ctype, (long long)Dtype, (long long)algoId, (uintptr_t)algo);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoInit);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_11((uintptr_t)lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, (uintptr_t)algo, 28.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_init(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)
 {
-    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoInit, &cubind__cublasLt_offsets[39]);
+    cubind__cublasLtMatmulAlgoInit_fn cubind_fn = (cubind__cublasLtMatmulAlgoInit_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoInit, &cubind__cublasLt_offsets[39]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCheck_fn)(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result);
-
-/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
+/* What the wrapper calls until cublasLtMatmulAlgoCheck is resolved, and every call while tracing: the slow path
+ * of its shape, 6 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 40), (uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCheck);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_6((uintptr_t)lightHandle, (uintptr_t)operationDesc, (uintptr_t)Adesc, (uintptr_t)Bdesc, (uintptr_t)Cdesc, (uintptr_t)Ddesc, (uintptr_t)algo, (uintptr_t)result, 63.0);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_check(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)
 {
-    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCheck, &cubind__cublasLt_offsets[40]);
+    cubind__cublasLtMatmulAlgoCheck_fn cubind_fn = (cubind__cublasLtMatmulAlgoCheck_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoCheck, &cubind__cublasLt_offsets[40]);
     cublasStatus_t cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoCapGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulAlgoCapGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 41), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 54);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_cap_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoCapGetAttribute, &cubind__cublasLt_offsets[41]);
+    cubind__cublasLtMatmulAlgoCapGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoCapGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoCapGetAttribute, &cubind__cublasLt_offsets[41]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes);
-
-/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
+/* What the wrapper calls until cublasLtMatmulAlgoConfigSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 42), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_3((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, 8, (cubind__fnptr)cubind__slow_cublasLtMatmulAlgoConfigSetAttribute);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_set_attribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)
 {
-    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigSetAttribute, &cubind__cublasLt_offsets[42]);
+    cubind__cublasLtMatmulAlgoConfigSetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoConfigSetAttribute, &cubind__cublasLt_offsets[42]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
-
-/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
+/* What the wrapper calls until cublasLtMatmulAlgoConfigGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 43), (uintptr_t)algo, (long long)attr, (uintptr_t)buf, (unsigned long long)sizeInBytes, (uintptr_t)sizeWritten);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_7((uintptr_t)algo, attr, (uintptr_t)buf, sizeInBytes, (uintptr_t)sizeWritten, 55);
 }
 
 cublasStatus_t cubind_cublasLt_matmul_algo_config_get_attribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)
 {
-    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__target((cubind__fnptr)slow_cublasLtMatmulAlgoConfigGetAttribute, &cubind__cublasLt_offsets[43]);
+    cubind__cublasLtMatmulAlgoConfigGetAttribute_fn cubind_fn = (cubind__cublasLtMatmulAlgoConfigGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtMatmulAlgoConfigGetAttribute, &cubind__cublasLt_offsets[43]);
     cublasStatus_t cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetCallback_fn)(cublasLtLoggerCallback_t callback);
-
-/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
+/* What the wrapper calls until cublasLtLoggerSetCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 44), (uintptr_t)callback);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetCallback);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(callback);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)callback, 18, (cubind__fnptr)cubind__slow_cublasLtLoggerSetCallback);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_callback(cublasLtLoggerCallback_t callback)
 {
-    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetCallback, &cubind__cublasLt_offsets[44]);
+    cubind__cublasLtLoggerSetCallback_fn cubind_fn = (cubind__cublasLtLoggerSetCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetCallback, &cubind__cublasLt_offsets[44]);
     cublasStatus_t cubind_status = cubind_fn(callback);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetFile_fn)(FILE *file);
-
-/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
+/* What the wrapper calls until cublasLtLoggerSetFile is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetFile(FILE *file)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 45), (uintptr_t)file);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetFile);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(file);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)file, 19, (cubind__fnptr)cubind__slow_cublasLtLoggerSetFile);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_file(FILE *file)
 {
-    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetFile, &cubind__cublasLt_offsets[45]);
+    cubind__cublasLtLoggerSetFile_fn cubind_fn = (cubind__cublasLtLoggerSetFile_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetFile, &cubind__cublasLt_offsets[45]);
     cublasStatus_t cubind_status = cubind_fn(file);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerOpenFile_fn)(const char *logFile);
-
-/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFile)
+/* What the wrapper calls until cublasLtLoggerOpenFile is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerOpenFile(const char *logFile)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 46), (uintptr_t)logFile);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerOpenFile);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(logFile);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0((uintptr_t)logFile, 20, (cubind__fnptr)cubind__slow_cublasLtLoggerOpenFile);
 }
 
 cublasStatus_t cubind_cublasLt_logger_open_file(const char *logFile)
 {
-    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerOpenFile, &cubind__cublasLt_offsets[46]);
+    cubind__cublasLtLoggerOpenFile_fn cubind_fn = (cubind__cublasLtLoggerOpenFile_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerOpenFile, &cubind__cublasLt_offsets[46]);
     cublasStatus_t cubind_status = cubind_fn(logFile);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetLevel_fn)(int level);
-
-/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
+/* What the wrapper calls until cublasLtLoggerSetLevel is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetLevel(int level)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 47), (long long)level);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetLevel);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(level);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0(level, 21, (cubind__fnptr)cubind__slow_cublasLtLoggerSetLevel);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_level(int level)
 {
-    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetLevel, &cubind__cublasLt_offsets[47]);
+    cubind__cublasLtLoggerSetLevel_fn cubind_fn = (cubind__cublasLtLoggerSetLevel_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetLevel, &cubind__cublasLt_offsets[47]);
     cublasStatus_t cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerSetMask_fn)(int mask);
-
-/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
+/* What the wrapper calls until cublasLtLoggerSetMask is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerSetMask(int mask)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 48), (long long)mask);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerSetMask);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(mask);
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_0(mask, 22, (cubind__fnptr)cubind__slow_cublasLtLoggerSetMask);
 }
 
 cublasStatus_t cubind_cublasLt_logger_set_mask(int mask)
 {
-    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerSetMask, &cubind__cublasLt_offsets[48]);
+    cubind__cublasLtLoggerSetMask_fn cubind_fn = (cubind__cublasLtLoggerSetMask_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerSetMask, &cubind__cublasLt_offsets[48]);
     cublasStatus_t cubind_status = cubind_fn(mask);
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cublasStatus_t (*cubind__cublasLtLoggerForceDisable_fn)(void);
-
-/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
+/* What the wrapper calls until cublasLtLoggerForceDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cublasStatus_t cubind__slow_cublasLtLoggerForceDisable(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUBLASLT, 49));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__resolve(&cubind__cublasLt_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cublasLtLoggerForceDisable);
-    cublasStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cublasStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUBLAS_STATUS_SUCCESS)
-        return (cublasStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cublasStatus_t)cubind__shape_22(0, (cubind__fnptr)cubind__slow_cublasLtLoggerForceDisable);
 }
 
 cublasStatus_t cubind_cublasLt_logger_force_disable(void)
 {
-    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__target((cubind__fnptr)slow_cublasLtLoggerForceDisable, &cubind__cublasLt_offsets[49]);
+    cubind__cublasLtLoggerForceDisable_fn cubind_fn = (cubind__cublasLtLoggerForceDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cublasLtLoggerForceDisable, &cubind__cublasLt_offsets[49]);
     cublasStatus_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUBLAS_STATUS_SUCCESS))
-        return (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
+        return (cublasStatus_t)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

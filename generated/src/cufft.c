@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_cufft_slots_ce3533edb7df = (cubind_slot *)cubind__cuff
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cufft_symbols {
     cubind__symbol_table table;
     struct names {
@@ -149,129 +151,160 @@ const struct cubind__cufft_symbols {
         char wrapper_cubind_cufft_xt_exec_descriptor[32];
         char symbol_cufftXtSetWorkAreaPolicy[25];
         char wrapper_cubind_cufft_xt_set_work_area_policy[37];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[28];
-        char trace_1[25];
-        char trace_2[29];
-        char trace_3[83];
-        char trace_4[38];
-        char trace_5[35];
-        char trace_6[39];
-        char trace_7[93];
-        char trace_8[32];
-        char trace_9[29];
-        char trace_10[33];
-        char trace_11[87];
-        char trace_12[11];
-        char trace_13[40];
-        char trace_14[37];
-        char trace_15[41];
-        char trace_16[95];
-        char trace_17[21];
-        char trace_18[19];
-        char trace_19[23];
-        char trace_20[34];
-        char trace_21[23];
-        char trace_22[17];
-        char trace_23[9];
-        char trace_24[12];
-        char trace_25[18];
-        char trace_26[36];
-        char trace_27[37];
-        char trace_28[21];
-        char trace_29[29];
-        char trace_30[31];
-        char trace_31[41];
-        char trace_32[15];
-        char trace_33[35];
-        char trace_34[24];
-        char trace_35[35];
-        char trace_36[50];
-        char trace_37[19];
-        char trace_38[31];
-        char trace_39[103];
-        char trace_40[129];
-        char trace_41[29];
-        char enum_0_0[10];
-        char enum_0_1[10];
-        char enum_0_2[10];
-        char enum_0_3[10];
-        char enum_0_4[10];
-        char enum_0_5[10];
-        char enum_1_0[14];
-        char enum_1_1[14];
-        char enum_1_2[12];
-        char enum_2_0[38];
-        char enum_2_1[47];
-        char enum_3_0[22];
-        char enum_3_1[23];
-        char enum_3_2[24];
-        char enum_3_3[33];
-        char enum_3_4[34];
-        char enum_3_5[34];
-        char enum_3_6[35];
-        char enum_3_7[23];
-        char enum_4_0[26];
-        char enum_4_1[26];
-        char enum_4_2[28];
-        char enum_4_3[21];
-        char enum_5_0[23];
-        char enum_5_1[22];
-        char enum_6_0[20];
-        char enum_6_1[27];
-        char enum_6_2[17];
-        char enum_6_3[24];
-        char enum_6_4[20];
-        char enum_6_5[27];
-        char enum_6_6[17];
-        char enum_6_7[24];
-        char enum_6_8[19];
-        char enum_7_0[11];
-        char enum_7_1[11];
-        char enum_7_2[11];
-        char enum_7_3[10];
-        char enum_7_4[11];
-        char enum_7_5[11];
-        char enum_7_6[11];
-        char enum_7_7[10];
-        char enum_7_8[10];
-        char enum_7_9[10];
-        char enum_7_10[11];
-        char enum_7_11[11];
-        char enum_7_12[11];
-        char enum_7_13[11];
-        char enum_7_14[12];
-        char enum_7_15[12];
-        char enum_7_16[10];
-        char enum_7_17[10];
-        char enum_7_18[10];
-        char enum_7_19[10];
-        char enum_7_20[11];
-        char enum_7_21[11];
-        char enum_7_22[11];
-        char enum_7_23[11];
-        char enum_7_24[11];
-        char enum_7_25[11];
-        char enum_7_26[11];
-        char enum_7_27[11];
-        char enum_7_28[15];
-        char enum_7_29[15];
-        char enum_7_30[16];
-        char enum_7_31[15];
-        char enum_7_32[15];
-        char enum_7_33[15];
-        char enum_8_0[23];
-        char enum_8_1[20];
-        char enum_8_2[27];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[17];
+        char trace_1[17];
+        char trace_2[21];
+        char trace_3[38];
+        char trace_4[20];
+        char trace_5[20];
+        char trace_6[24];
+        char trace_7[41];
+        char trace_8[17];
+        char trace_9[17];
+        char trace_10[21];
+        char trace_11[38];
+        char trace_12[6];
+        char trace_13[20];
+        char trace_14[20];
+        char trace_15[24];
+        char trace_16[41];
+        char trace_17[9];
+        char trace_18[9];
+        char trace_19[20];
+        char trace_20[23];
+        char trace_21[20];
+        char trace_22[14];
+        char trace_23[6];
+        char trace_24[12];
+        char trace_25[15];
+        char trace_26[26];
+        char trace_27[27];
+        char trace_28[11];
+        char trace_29[24];
+        char trace_30[19];
+        char trace_31[35];
+        char trace_32[6];
+        char trace_33[19];
+        char trace_34[16];
+        char trace_35[32];
+        char trace_36[32];
+        char trace_37[11];
+        char trace_38[23];
+        char trace_39[87];
+        char trace_40[80];
+        char trace_41[19];
+        char param_0[9];
+        char param_1[5];
+        char param_2[5];
+        char param_3[6];
+        char param_4[7];
+        char param_5[8];
+        char param_6[8];
+        char param_7[8];
+        char param_8[8];
+        char param_9[6];
+        char param_10[6];
+        char param_11[9];
+        char param_12[5];
+        char param_13[3];
+        char param_14[12];
+        char param_15[7];
+        char param_16[11];
+        char param_17[10];
+        char param_18[3];
+        char param_19[9];
+        char param_20[7];
+        char enum_0[7];
+        char enum_0_0[4];
+        char enum_0_1[4];
+        char enum_0_2[4];
+        char enum_0_3[4];
+        char enum_0_4[4];
+        char enum_0_5[4];
+        char enum_1[1];
+        char enum_1_0[14];
+        char enum_1_1[14];
+        char enum_1_2[12];
+        char enum_2[27];
+        char enum_2_0[12];
+        char enum_2_1[21];
+        char enum_3[7];
+        char enum_3_0[16];
+        char enum_3_1[17];
+        char enum_3_2[18];
+        char enum_3_3[27];
+        char enum_3_4[28];
+        char enum_3_5[28];
+        char enum_3_6[29];
+        char enum_3_7[17];
+        char enum_4[12];
+        char enum_4_0[15];
+        char enum_4_1[15];
+        char enum_4_2[17];
+        char enum_4_3[10];
+        char enum_5[13];
+        char enum_5_0[11];
+        char enum_5_1[10];
+        char enum_6[10];
+        char enum_6_0[11];
+        char enum_6_1[18];
+        char enum_6_2[8];
+        char enum_6_3[15];
+        char enum_6_4[11];
+        char enum_6_5[18];
+        char enum_6_6[8];
+        char enum_6_7[15];
+        char enum_6_8[10];
+        char enum_7[6];
+        char enum_7_0[6];
+        char enum_7_1[6];
+        char enum_7_2[6];
+        char enum_7_3[5];
+        char enum_7_4[6];
+        char enum_7_5[6];
+        char enum_7_6[6];
+        char enum_7_7[5];
+        char enum_7_8[5];
+        char enum_7_9[5];
+        char enum_7_10[6];
+        char enum_7_11[6];
+        char enum_7_12[6];
+        char enum_7_13[6];
+        char enum_7_14[7];
+        char enum_7_15[7];
+        char enum_7_16[5];
+        char enum_7_17[5];
+        char enum_7_18[5];
+        char enum_7_19[5];
+        char enum_7_20[6];
+        char enum_7_21[6];
+        char enum_7_22[6];
+        char enum_7_23[6];
+        char enum_7_24[6];
+        char enum_7_25[6];
+        char enum_7_26[6];
+        char enum_7_27[6];
+        char enum_7_28[10];
+        char enum_7_29[10];
+        char enum_7_30[11];
+        char enum_7_31[10];
+        char enum_7_32[10];
+        char enum_7_33[10];
+        char enum_8[16];
+        char enum_8_0[8];
+        char enum_8_1[5];
+        char enum_8_2[12];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[21];
     cubind__trace_enum_range enums[9];
-    long long values[71];
-    unsigned value_names[71];
+    int values[71];
+    unsigned short value_names[71];
 #endif
 } cubind__cufft_symbols = {
     {CUBIND_LIB_CUFFT, SYMBOL_COUNT, offsetof(struct cubind__cufft_symbols, names),
@@ -394,123 +427,9 @@ const struct cubind__cufft_symbols {
         "cubind_cufft_xt_exec_descriptor",
         "cufftXtSetWorkAreaPolicy",
         "cubind_cufft_xt_set_work_area_policy",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pplan;inx;e0:type;ibatch;",
-        "s;pplan;inx;iny;e0:type;",
-        "s;pplan;inx;iny;inz;e0:type;",
-        "s;pplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;",
-        "s;iplan;inx;e0:type;ibatch;pworkSize;",
-        "s;iplan;inx;iny;e0:type;pworkSize;",
-        "s;iplan;inx;iny;inz;e0:type;pworkSize;",
-        "s;iplan;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
-        "s;inx;e0:type;ibatch;pworkSize;",
-        "s;inx;iny;e0:type;pworkSize;",
-        "s;inx;iny;inz;e0:type;pworkSize;",
-        "s;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkSize;",
-        "s;phandle;",
-        "s;ihandle;inx;e0:type;ibatch;pworkSize;",
-        "s;ihandle;inx;iny;e0:type;pworkSize;",
-        "s;ihandle;inx;iny;inz;e0:type;pworkSize;",
-        "s;ihandle;irank;pn;pinembed;iistride;iidist;ponembed;iostride;iodist;e0:type;ibatch;pworkArea;",
-        "s;ihandle;pworkSize;",
-        "s;iplan;pworkArea;",
-        "s;iplan;iautoAllocate;",
-        "s;iplan;pidata;podata;idirection;",
-        "s;iplan;pidata;podata;",
-        "s;iplan;pstream;",
-        "s;iplan;",
-        "s;pversion;",
-        "s;e1:type;pvalue;",
-        "s;iplan;e2:property;iinputValueInt;",
-        "s;iplan;e2:property;preturnPtrValue;",
-        "s;iplan;e2:property;",
-        "s;ihandle;inGPUs;pwhichGPUs;",
-        "s;iplan;pdescriptor;e3:format;",
-        "s;iplan;pdstPointer;psrcPointer;e4:type;",
-        "s;pdescriptor;",
-        "s;iplan;pinput;poutput;idirection;",
-        "s;iplan;pinput;poutput;",
-        "s;iplan;pqueryStruct;e5:queryType;",
-        "s;iplan;pcallback_routine;e6:cbType;pcaller_info;",
-        "s;iplan;e6:cbType;",
-        "s;iplan;e6:cbType;usharedSize;",
-        "s;iplan;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:type;pcaller_info;",
-        "s;iplan;irank;pn;pinembed;iistride;iidist;e7:inputtype;ponembed;iostride;iodist;e7:outputtype;ibatch;pworkSize;e7:executiontype;",
-        "s;iplan;e8:policy;pworkSize;",
-        "CUFFT_C2C",
-        "CUFFT_R2C",
-        "CUFFT_C2R",
-        "CUFFT_Z2Z",
-        "CUFFT_D2Z",
-        "CUFFT_Z2D",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT",
-        "NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS",
-        "CUFFT_XT_FORMAT_INPUT",
-        "CUFFT_XT_FORMAT_OUTPUT",
-        "CUFFT_XT_FORMAT_INPLACE",
-        "CUFFT_XT_FORMAT_INPLACE_SHUFFLED",
-        "CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED",
-        "CUFFT_XT_FORMAT_DISTRIBUTED_INPUT",
-        "CUFFT_XT_FORMAT_DISTRIBUTED_OUTPUT",
-        "CUFFT_FORMAT_UNDEFINED",
-        "CUFFT_COPY_HOST_TO_DEVICE",
-        "CUFFT_COPY_DEVICE_TO_HOST",
-        "CUFFT_COPY_DEVICE_TO_DEVICE",
-        "CUFFT_COPY_UNDEFINED",
-        "CUFFT_QUERY_1D_FACTORS",
-        "CUFFT_QUERY_UNDEFINED",
-        "CUFFT_CB_LD_COMPLEX",
-        "CUFFT_CB_LD_COMPLEX_DOUBLE",
-        "CUFFT_CB_LD_REAL",
-        "CUFFT_CB_LD_REAL_DOUBLE",
-        "CUFFT_CB_ST_COMPLEX",
-        "CUFFT_CB_ST_COMPLEX_DOUBLE",
-        "CUFFT_CB_ST_REAL",
-        "CUFFT_CB_ST_REAL_DOUBLE",
-        "CUFFT_CB_UNDEFINED",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUFFT_WORKAREA_MINIMAL",
-        "CUFFT_WORKAREA_USER",
-        "CUFFT_WORKAREA_PERFORMANCE",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cufft_symbols, member)
     {
         {AT(symbol_cufftPlan1d), AT(symbol_cufftPlan1d), AT(wrapper_cubind_cufft_plan1d)},
@@ -571,75 +490,243 @@ const struct cubind__cufft_symbols {
         {AT(symbol_cufftXtSetWorkAreaPolicy), AT(symbol_cufftXtSetWorkAreaPolicy), AT(wrapper_cubind_cufft_xt_set_work_area_policy)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 9},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 21, 9, sizeof(int)},
     {
-        AT(trace_0), /* cufftPlan1d */
-        AT(trace_1), /* cufftPlan2d */
-        AT(trace_2), /* cufftPlan3d */
-        AT(trace_3), /* cufftPlanMany */
-        AT(trace_4), /* cufftMakePlan1d */
-        AT(trace_5), /* cufftMakePlan2d */
-        AT(trace_6), /* cufftMakePlan3d */
-        AT(trace_7), /* cufftMakePlanMany */
-        AT(trace_7), /* cufftMakePlanMany64 */
-        AT(trace_7), /* cufftGetSizeMany64 */
-        AT(trace_8), /* cufftEstimate1d */
-        AT(trace_9), /* cufftEstimate2d */
-        AT(trace_10), /* cufftEstimate3d */
-        AT(trace_11), /* cufftEstimateMany */
-        AT(trace_12), /* cufftCreate */
-        AT(trace_13), /* cufftGetSize1d */
-        AT(trace_14), /* cufftGetSize2d */
-        AT(trace_15), /* cufftGetSize3d */
-        AT(trace_16), /* cufftGetSizeMany */
-        AT(trace_17), /* cufftGetSize */
-        AT(trace_18), /* cufftSetWorkArea */
-        AT(trace_19), /* cufftSetAutoAllocation */
-        AT(trace_20), /* cufftExecC2C */
-        AT(trace_21), /* cufftExecR2C */
-        AT(trace_21), /* cufftExecC2R */
-        AT(trace_20), /* cufftExecZ2Z */
-        AT(trace_21), /* cufftExecD2Z */
-        AT(trace_21), /* cufftExecZ2D */
-        AT(trace_22), /* cufftSetStream */
-        AT(trace_23), /* cufftDestroy */
-        AT(trace_24), /* cufftGetVersion */
-        AT(trace_25), /* cufftGetProperty */
-        AT(trace_26), /* cufftSetPlanPropertyInt64 */
-        AT(trace_27), /* cufftGetPlanPropertyInt64 */
-        AT(trace_28), /* cufftResetPlanProperty */
-        AT(trace_29), /* cufftXtSetGPUs */
-        AT(trace_30), /* cufftXtMalloc */
-        AT(trace_31), /* cufftXtMemcpy */
-        AT(trace_32), /* cufftXtFree */
-        AT(trace_18), /* cufftXtSetWorkArea */
-        AT(trace_33), /* cufftXtExecDescriptorC2C */
-        AT(trace_34), /* cufftXtExecDescriptorR2C */
-        AT(trace_34), /* cufftXtExecDescriptorC2R */
-        AT(trace_33), /* cufftXtExecDescriptorZ2Z */
-        AT(trace_34), /* cufftXtExecDescriptorD2Z */
-        AT(trace_34), /* cufftXtExecDescriptorZ2D */
-        AT(trace_35), /* cufftXtQueryPlan */
-        AT(trace_36), /* cufftXtSetCallback */
-        AT(trace_37), /* cufftXtClearCallback */
-        AT(trace_38), /* cufftXtSetCallbackSharedSize */
-        AT(trace_39), /* cufftXtSetJITCallback */
-        AT(trace_40), /* cufftXtMakePlanMany */
-        AT(trace_40), /* cufftXtGetSizeMany */
-        AT(trace_33), /* cufftXtExec */
-        AT(trace_33), /* cufftXtExecDescriptor */
-        AT(trace_41), /* cufftXtSetWorkAreaPolicy */
+        "s;p\201;i\215;e0:\202;i\203;",
+        "s;p\201;i\215;i\222;e0:\202;",
+        "s;p\201;i\215;i\222;inz;e0:\202;",
+        "s;p\201;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;",
+        "s;i\201;i\215;e0:\202;i\203;p\200;",
+        "s;i\201;i\215;i\222;e0:\202;p\200;",
+        "s;i\201;i\215;i\222;inz;e0:\202;p\200;",
+        "s;i\201;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;p\200;",
+        "s;i\215;e0:\202;i\203;p\200;",
+        "s;i\215;i\222;e0:\202;p\200;",
+        "s;i\215;i\222;inz;e0:\202;p\200;",
+        "s;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;p\200;",
+        "s;p\204;",
+        "s;i\204;i\215;e0:\202;i\203;p\200;",
+        "s;i\204;i\215;i\222;e0:\202;p\200;",
+        "s;i\204;i\215;i\222;inz;e0:\202;p\200;",
+        "s;i\204;i\214;pn;p\205;i\206;i\211;p\207;i\210;i\212;e0:\202;i\203;p\223;",
+        "s;i\204;p\200;",
+        "s;i\201;p\223;",
+        "s;i\201;iautoAllocate;",
+        "s;i\201;pidata;podata;i\221;",
+        "s;i\201;pidata;podata;",
+        "s;i\201;pstream;",
+        "s;i\201;",
+        "s;pversion;",
+        "s;e1:\202;pvalue;",
+        "s;i\201;e2:\213;iinputValueInt;",
+        "s;i\201;e2:\213;preturnPtrValue;",
+        "s;i\201;e2:\213;",
+        "s;i\204;inGPUs;pwhichGPUs;",
+        "s;i\201;p\220;e3:format;",
+        "s;i\201;pdstPointer;psrcPointer;e4:\202;",
+        "s;p\220;",
+        "s;i\201;pinput;p\224;i\221;",
+        "s;i\201;pinput;p\224;",
+        "s;i\201;pqueryStruct;e5:queryType;",
+        "s;i\201;pcallback_routine;e6:\217;p\216;",
+        "s;i\201;e6:\217;",
+        "s;i\201;e6:\217;usharedSize;",
+        "s;i\201;plto_callback_symbol_name;plto_callback_fatbin;ulto_callback_fatbin_size;e6:\202;p\216;",
+        "s;i\201;i\214;pn;p\205;i\206;i\211;e7:inputtype;p\207;i\210;i\212;e7:outputtype;i\203;p\200;e7:executiontype;",
+        "s;i\201;e8:policy;p\200;",
+        "workSize",
+        "plan",
+        "type",
+        "batch",
+        "handle",
+        "inembed",
+        "istride",
+        "onembed",
+        "ostride",
+        "idist",
+        "odist",
+        "property",
+        "rank",
+        "nx",
+        "caller_info",
+        "cbType",
+        "descriptor",
+        "direction",
+        "ny",
+        "workArea",
+        "output",
+        "CUFFT_",
+        "C2C",
+        "R2C",
+        "C2R",
+        "Z2Z",
+        "D2Z",
+        "Z2D",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "NVFFT_PLAN_PROPERTY_INT64_",
+        "PATIENT_JIT",
+        "MAX_NUM_HOST_THREADS",
+        "CUFFT_",
+        "XT_FORMAT_INPUT",
+        "XT_FORMAT_OUTPUT",
+        "XT_FORMAT_INPLACE",
+        "XT_FORMAT_INPLACE_SHUFFLED",
+        "XT_FORMAT_1D_INPUT_SHUFFLED",
+        "XT_FORMAT_DISTRIBUTED_INPUT",
+        "XT_FORMAT_DISTRIBUTED_OUTPUT",
+        "FORMAT_UNDEFINED",
+        "CUFFT_COPY_",
+        "HOST_TO_DEVICE",
+        "DEVICE_TO_HOST",
+        "DEVICE_TO_DEVICE",
+        "UNDEFINED",
+        "CUFFT_QUERY_",
+        "1D_FACTORS",
+        "UNDEFINED",
+        "CUFFT_CB_",
+        "LD_COMPLEX",
+        "LD_COMPLEX_DOUBLE",
+        "LD_REAL",
+        "LD_REAL_DOUBLE",
+        "ST_COMPLEX",
+        "ST_COMPLEX_DOUBLE",
+        "ST_REAL",
+        "ST_REAL_DOUBLE",
+        "UNDEFINED",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUFFT_WORKAREA_",
+        "MINIMAL",
+        "USER",
+        "PERFORMANCE",
     },
     {
-        {0, 6}, /* cufftType_t */
-        {6, 3}, /* libraryPropertyType_t */
-        {9, 2}, /* cufftProperty_t */
-        {11, 8}, /* cufftXtSubFormat_t */
-        {19, 4}, /* cufftXtCopyType_t */
-        {23, 2}, /* cufftXtQueryType_t */
-        {25, 9}, /* cufftXtCallbackType_t */
-        {34, 34}, /* cudaDataType_t */
-        {68, 3}, /* cufftXtWorkAreaPolicy_t */
+        TRACE_AT(trace_0), /* cufftPlan1d */
+        TRACE_AT(trace_1), /* cufftPlan2d */
+        TRACE_AT(trace_2), /* cufftPlan3d */
+        TRACE_AT(trace_3), /* cufftPlanMany */
+        TRACE_AT(trace_4), /* cufftMakePlan1d */
+        TRACE_AT(trace_5), /* cufftMakePlan2d */
+        TRACE_AT(trace_6), /* cufftMakePlan3d */
+        TRACE_AT(trace_7), /* cufftMakePlanMany */
+        TRACE_AT(trace_7), /* cufftMakePlanMany64 */
+        TRACE_AT(trace_7), /* cufftGetSizeMany64 */
+        TRACE_AT(trace_8), /* cufftEstimate1d */
+        TRACE_AT(trace_9), /* cufftEstimate2d */
+        TRACE_AT(trace_10), /* cufftEstimate3d */
+        TRACE_AT(trace_11), /* cufftEstimateMany */
+        TRACE_AT(trace_12), /* cufftCreate */
+        TRACE_AT(trace_13), /* cufftGetSize1d */
+        TRACE_AT(trace_14), /* cufftGetSize2d */
+        TRACE_AT(trace_15), /* cufftGetSize3d */
+        TRACE_AT(trace_16), /* cufftGetSizeMany */
+        TRACE_AT(trace_17), /* cufftGetSize */
+        TRACE_AT(trace_18), /* cufftSetWorkArea */
+        TRACE_AT(trace_19), /* cufftSetAutoAllocation */
+        TRACE_AT(trace_20), /* cufftExecC2C */
+        TRACE_AT(trace_21), /* cufftExecR2C */
+        TRACE_AT(trace_21), /* cufftExecC2R */
+        TRACE_AT(trace_20), /* cufftExecZ2Z */
+        TRACE_AT(trace_21), /* cufftExecD2Z */
+        TRACE_AT(trace_21), /* cufftExecZ2D */
+        TRACE_AT(trace_22), /* cufftSetStream */
+        TRACE_AT(trace_23), /* cufftDestroy */
+        TRACE_AT(trace_24), /* cufftGetVersion */
+        TRACE_AT(trace_25), /* cufftGetProperty */
+        TRACE_AT(trace_26), /* cufftSetPlanPropertyInt64 */
+        TRACE_AT(trace_27), /* cufftGetPlanPropertyInt64 */
+        TRACE_AT(trace_28), /* cufftResetPlanProperty */
+        TRACE_AT(trace_29), /* cufftXtSetGPUs */
+        TRACE_AT(trace_30), /* cufftXtMalloc */
+        TRACE_AT(trace_31), /* cufftXtMemcpy */
+        TRACE_AT(trace_32), /* cufftXtFree */
+        TRACE_AT(trace_18), /* cufftXtSetWorkArea */
+        TRACE_AT(trace_33), /* cufftXtExecDescriptorC2C */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorR2C */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorC2R */
+        TRACE_AT(trace_33), /* cufftXtExecDescriptorZ2Z */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorD2Z */
+        TRACE_AT(trace_34), /* cufftXtExecDescriptorZ2D */
+        TRACE_AT(trace_35), /* cufftXtQueryPlan */
+        TRACE_AT(trace_36), /* cufftXtSetCallback */
+        TRACE_AT(trace_37), /* cufftXtClearCallback */
+        TRACE_AT(trace_38), /* cufftXtSetCallbackSharedSize */
+        TRACE_AT(trace_39), /* cufftXtSetJITCallback */
+        TRACE_AT(trace_40), /* cufftXtMakePlanMany */
+        TRACE_AT(trace_40), /* cufftXtGetSizeMany */
+        TRACE_AT(trace_33), /* cufftXtExec */
+        TRACE_AT(trace_33), /* cufftXtExecDescriptor */
+        TRACE_AT(trace_41), /* cufftXtSetWorkAreaPolicy */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 6}, /* cufftType_t */
+        {TRACE_AT(enum_1), 6, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_2), 9, 2}, /* cufftProperty_t */
+        {TRACE_AT(enum_3), 11, 8}, /* cufftXtSubFormat_t */
+        {TRACE_AT(enum_4), 19, 4}, /* cufftXtCopyType_t */
+        {TRACE_AT(enum_5), 23, 2}, /* cufftXtQueryType_t */
+        {TRACE_AT(enum_6), 25, 9}, /* cufftXtCallbackType_t */
+        {TRACE_AT(enum_7), 34, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_8), 68, 3}, /* cufftXtWorkAreaPolicy_t */
     },
     {
         41,
@@ -715,2039 +802,1102 @@ const struct cubind__cufft_symbols {
         2,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_6_5),
-        AT(enum_6_6),
-        AT(enum_6_7),
-        AT(enum_6_8),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_7_6),
-        AT(enum_7_7),
-        AT(enum_7_8),
-        AT(enum_7_9),
-        AT(enum_7_10),
-        AT(enum_7_11),
-        AT(enum_7_12),
-        AT(enum_7_13),
-        AT(enum_7_14),
-        AT(enum_7_15),
-        AT(enum_7_16),
-        AT(enum_7_17),
-        AT(enum_7_18),
-        AT(enum_7_19),
-        AT(enum_7_20),
-        AT(enum_7_21),
-        AT(enum_7_22),
-        AT(enum_7_23),
-        AT(enum_7_24),
-        AT(enum_7_25),
-        AT(enum_7_26),
-        AT(enum_7_27),
-        AT(enum_7_28),
-        AT(enum_7_29),
-        AT(enum_7_30),
-        AT(enum_7_31),
-        AT(enum_7_32),
-        AT(enum_7_33),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_6_5),
+        TRACE_AT(enum_6_6),
+        TRACE_AT(enum_6_7),
+        TRACE_AT(enum_6_8),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_7_6),
+        TRACE_AT(enum_7_7),
+        TRACE_AT(enum_7_8),
+        TRACE_AT(enum_7_9),
+        TRACE_AT(enum_7_10),
+        TRACE_AT(enum_7_11),
+        TRACE_AT(enum_7_12),
+        TRACE_AT(enum_7_13),
+        TRACE_AT(enum_7_14),
+        TRACE_AT(enum_7_15),
+        TRACE_AT(enum_7_16),
+        TRACE_AT(enum_7_17),
+        TRACE_AT(enum_7_18),
+        TRACE_AT(enum_7_19),
+        TRACE_AT(enum_7_20),
+        TRACE_AT(enum_7_21),
+        TRACE_AT(enum_7_22),
+        TRACE_AT(enum_7_23),
+        TRACE_AT(enum_7_24),
+        TRACE_AT(enum_7_25),
+        TRACE_AT(enum_7_26),
+        TRACE_AT(enum_7_27),
+        TRACE_AT(enum_7_28),
+        TRACE_AT(enum_7_29),
+        TRACE_AT(enum_7_30),
+        TRACE_AT(enum_7_31),
+        TRACE_AT(enum_7_32),
+        TRACE_AT(enum_7_33),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
-
-/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+_Static_assert(sizeof(cubind__cufft_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cufft_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 0), (uintptr_t)plan, (long long)nx, (long long)type, (long long)batch);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, type, batch);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_error(&cubind__cufft_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef cufftResult (*cubind__cufftPlan1d_fn)(cufftHandle *plan, int nx, cufftType type, int batch);
+typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
+typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
+typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
+typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
+typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
+typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
+typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
+typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
+typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
+typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
+typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
+typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
+typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
+typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
+typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
+typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
+typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
+typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
+typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
+typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
+typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
+typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
+typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
+typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
+typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+
+/* What the wrapper calls until cufftPlan1d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)
+{
+    return (cufftResult)cubind__shape_3((uintptr_t)plan, nx, type, batch, 9, (cubind__fnptr)cubind__slow_cufftPlan1d);
 }
 
 cufftResult cubind_cufft_plan1d(cufftHandle *plan, int nx, cufftType type, int batch)
 {
-    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__target((cubind__fnptr)slow_cufftPlan1d, &cubind__cufft_offsets[0]);
+    cubind__cufftPlan1d_fn cubind_fn = (cubind__cufftPlan1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlan1d, &cubind__cufft_offsets[0]);
     cufftResult cubind_status = cubind_fn(plan, nx, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 0, (int)cubind_status);
+        return (cufftResult)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftPlan2d_fn)(cufftHandle *plan, int nx, int ny, cufftType type);
-
-/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
+/* What the wrapper calls until cufftPlan2d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 1), (uintptr_t)plan, (long long)nx, (long long)ny, (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, type);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3((uintptr_t)plan, nx, ny, type, 10, (cubind__fnptr)cubind__slow_cufftPlan2d);
 }
 
 cufftResult cubind_cufft_plan2d(cufftHandle *plan, int nx, int ny, cufftType type)
 {
-    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__target((cubind__fnptr)slow_cufftPlan2d, &cubind__cufft_offsets[1]);
+    cubind__cufftPlan2d_fn cubind_fn = (cubind__cufftPlan2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlan2d, &cubind__cufft_offsets[1]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 1, (int)cubind_status);
+        return (cufftResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftPlan3d_fn)(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
-
-/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
+/* What the wrapper calls until cufftPlan3d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 2), (uintptr_t)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cufftPlan3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, nz, type);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_7((uintptr_t)plan, nx, ny, nz, type, 56);
 }
 
 cufftResult cubind_cufft_plan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)
 {
-    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__target((cubind__fnptr)slow_cufftPlan3d, &cubind__cufft_offsets[2]);
+    cubind__cufftPlan3d_fn cubind_fn = (cubind__cufftPlan3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlan3d, &cubind__cufft_offsets[2]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 2, (int)cubind_status);
+        return (cufftResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftPlanMany_fn)(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch);
-
-/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
+/* What the wrapper calls until cufftPlanMany is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 3), (uintptr_t)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cufftPlanMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_8((uintptr_t)plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, 43.0);
 }
 
 cufftResult cubind_cufft_plan_many(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)
 {
-    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__target((cubind__fnptr)slow_cufftPlanMany, &cubind__cufft_offsets[3]);
+    cubind__cufftPlanMany_fn cubind_fn = (cubind__cufftPlanMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftPlanMany, &cubind__cufft_offsets[3]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 3, (int)cubind_status);
+        return (cufftResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlan1d_fn)(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan1d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 4), (long long)plan, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_7(plan, nx, type, batch, (uintptr_t)workSize, 57);
 }
 
 cufftResult cubind_cufft_make_plan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan1d, &cubind__cufft_offsets[4]);
+    cubind__cufftMakePlan1d_fn cubind_fn = (cubind__cufftMakePlan1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlan1d, &cubind__cufft_offsets[4]);
     cufftResult cubind_status = cubind_fn(plan, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 4, (int)cubind_status);
+        return (cufftResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlan2d_fn)(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan2d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 5), (long long)plan, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_7(plan, nx, ny, type, (uintptr_t)workSize, 58);
 }
 
 cufftResult cubind_cufft_make_plan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan2d, &cubind__cufft_offsets[5]);
+    cubind__cufftMakePlan2d_fn cubind_fn = (cubind__cufftMakePlan2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlan2d, &cubind__cufft_offsets[5]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 5, (int)cubind_status);
+        return (cufftResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlan3d_fn)(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftMakePlan3d is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 6), (long long)plan, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlan3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_4(plan, nx, ny, nz, type, (uintptr_t)workSize, 35.0);
 }
 
 cufftResult cubind_cufft_make_plan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__target((cubind__fnptr)slow_cufftMakePlan3d, &cubind__cufft_offsets[6]);
+    cubind__cufftMakePlan3d_fn cubind_fn = (cubind__cufftMakePlan3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlan3d, &cubind__cufft_offsets[6]);
     cufftResult cubind_status = cubind_fn(plan, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 6, (int)cubind_status);
+        return (cufftResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlanMany_fn)(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlanMany is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 7), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_9(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 39.0);
 }
 
 cufftResult cubind_cufft_make_plan_many(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany, &cubind__cufft_offsets[7]);
+    cubind__cufftMakePlanMany_fn cubind_fn = (cubind__cufftMakePlanMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlanMany, &cubind__cufft_offsets[7]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 7, (int)cubind_status);
+        return (cufftResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftMakePlanMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-
-/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* What the wrapper calls until cufftMakePlanMany64 is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 8), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cufftMakePlanMany64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_9(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 40.0);
 }
 
 cufftResult cubind_cufft_make_plan_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__target((cubind__fnptr)slow_cufftMakePlanMany64, &cubind__cufft_offsets[8]);
+    cubind__cufftMakePlanMany64_fn cubind_fn = (cubind__cufftMakePlanMany64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftMakePlanMany64, &cubind__cufft_offsets[8]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 8, (int)cubind_status);
+        return (cufftResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSizeMany64_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
+/* What the wrapper calls until cufftGetSizeMany64 is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 9), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__resolve(&cubind__cufft_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_9(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 41.0);
 }
 
 cufftResult cubind_cufft_get_size_many64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)
 {
-    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany64, &cubind__cufft_offsets[9]);
+    cubind__cufftGetSizeMany64_fn cubind_fn = (cubind__cufftGetSizeMany64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSizeMany64, &cubind__cufft_offsets[9]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 9, (int)cubind_status);
+        return (cufftResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimate1d_fn)(int nx, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftEstimate1d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 10), (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nx, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(nx, type, batch, (uintptr_t)workSize, 11, (cubind__fnptr)cubind__slow_cufftEstimate1d);
 }
 
 cufftResult cubind_cufft_estimate1d(int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate1d, &cubind__cufft_offsets[10]);
+    cubind__cufftEstimate1d_fn cubind_fn = (cubind__cufftEstimate1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimate1d, &cubind__cufft_offsets[10]);
     cufftResult cubind_status = cubind_fn(nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 10, (int)cubind_status);
+        return (cufftResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimate2d_fn)(int nx, int ny, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftEstimate2d is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 11), (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nx, ny, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(nx, ny, type, (uintptr_t)workSize, 12, (cubind__fnptr)cubind__slow_cufftEstimate2d);
 }
 
 cufftResult cubind_cufft_estimate2d(int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate2d, &cubind__cufft_offsets[11]);
+    cubind__cufftEstimate2d_fn cubind_fn = (cubind__cufftEstimate2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimate2d, &cubind__cufft_offsets[11]);
     cufftResult cubind_status = cubind_fn(nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 11, (int)cubind_status);
+        return (cufftResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimate3d_fn)(int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftEstimate3d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 12), (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimate3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nx, ny, nz, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_7(nx, ny, nz, type, (uintptr_t)workSize, 59);
 }
 
 cufftResult cubind_cufft_estimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__target((cubind__fnptr)slow_cufftEstimate3d, &cubind__cufft_offsets[12]);
+    cubind__cufftEstimate3d_fn cubind_fn = (cubind__cufftEstimate3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimate3d, &cubind__cufft_offsets[12]);
     cufftResult cubind_status = cubind_fn(nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 12, (int)cubind_status);
+        return (cufftResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftEstimateMany_fn)(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftEstimateMany is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 13), (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cufftEstimateMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_8(rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workSize, 44.0);
 }
 
 cufftResult cubind_cufft_estimate_many(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__target((cubind__fnptr)slow_cufftEstimateMany, &cubind__cufft_offsets[13]);
+    cubind__cufftEstimateMany_fn cubind_fn = (cubind__cufftEstimateMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftEstimateMany, &cubind__cufft_offsets[13]);
     cufftResult cubind_status = cubind_fn(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 13, (int)cubind_status);
+        return (cufftResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftCreate_fn)(cufftHandle *handle);
-
-/* What the wrapper calls until cufftCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftCreate(cufftHandle *handle)
+/* What the wrapper calls until cufftCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftCreate(cufftHandle *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 14), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__resolve(&cubind__cufft_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cufftCreate);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_0((uintptr_t)handle, 23, (cubind__fnptr)cubind__slow_cufftCreate);
 }
 
 cufftResult cubind_cufft_create(cufftHandle *handle)
 {
-    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__target((cubind__fnptr)slow_cufftCreate, &cubind__cufft_offsets[14]);
+    cubind__cufftCreate_fn cubind_fn = (cubind__cufftCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cufftCreate, &cubind__cufft_offsets[14]);
     cufftResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 14, (int)cubind_status);
+        return (cufftResult)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize1d_fn)(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
+/* What the wrapper calls until cufftGetSize1d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 15), (long long)handle, (long long)nx, (long long)type, (long long)batch, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__resolve(&cubind__cufft_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize1d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nx, type, batch, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_7(handle, nx, type, batch, (uintptr_t)workSize, 60);
 }
 
 cufftResult cubind_cufft_get_size1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)
 {
-    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize1d, &cubind__cufft_offsets[15]);
+    cubind__cufftGetSize1d_fn cubind_fn = (cubind__cufftGetSize1d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize1d, &cubind__cufft_offsets[15]);
     cufftResult cubind_status = cubind_fn(handle, nx, type, batch, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 15, (int)cubind_status);
+        return (cufftResult)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize2d_fn)(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftGetSize2d is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 16), (long long)handle, (long long)nx, (long long)ny, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__resolve(&cubind__cufft_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize2d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nx, ny, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_7(handle, nx, ny, type, (uintptr_t)workSize, 61);
 }
 
 cufftResult cubind_cufft_get_size2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize2d, &cubind__cufft_offsets[16]);
+    cubind__cufftGetSize2d_fn cubind_fn = (cubind__cufftGetSize2d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize2d, &cubind__cufft_offsets[16]);
     cufftResult cubind_status = cubind_fn(handle, nx, ny, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 16, (int)cubind_status);
+        return (cufftResult)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize3d_fn)(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
+/* What the wrapper calls until cufftGetSize3d is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 17), (long long)handle, (long long)nx, (long long)ny, (long long)nz, (long long)type, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__resolve(&cubind__cufft_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize3d);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_4(handle, nx, ny, nz, type, (uintptr_t)workSize, 36.0);
 }
 
 cufftResult cubind_cufft_get_size3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)
 {
-    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__target((cubind__fnptr)slow_cufftGetSize3d, &cubind__cufft_offsets[17]);
+    cubind__cufftGetSize3d_fn cubind_fn = (cubind__cufftGetSize3d_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize3d, &cubind__cufft_offsets[17]);
     cufftResult cubind_status = cubind_fn(handle, nx, ny, nz, type, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 17, (int)cubind_status);
+        return (cufftResult)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSizeMany_fn)(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
-
-/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
+/* What the wrapper calls until cufftGetSizeMany is resolved, and every call while tracing: the slow path
+ * of its shape, 9 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 18), (long long)handle, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)type, (long long)batch, (uintptr_t)workArea);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSizeMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_9(handle, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, (uintptr_t)onembed, ostride, odist, type, batch, (uintptr_t)workArea, 42.0);
 }
 
 cufftResult cubind_cufft_get_size_many(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)
 {
-    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftGetSizeMany, &cubind__cufft_offsets[18]);
+    cubind__cufftGetSizeMany_fn cubind_fn = (cubind__cufftGetSizeMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSizeMany, &cubind__cufft_offsets[18]);
     cufftResult cubind_status = cubind_fn(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 18, (int)cubind_status);
+        return (cufftResult)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetSize_fn)(cufftHandle handle, size_t *workSize);
-
-/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetSize(cufftHandle handle, size_t *workSize)
+/* What the wrapper calls until cufftGetSize is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetSize(cufftHandle handle, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 19), (long long)handle, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cufftGetSize);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(handle, (uintptr_t)workSize, 32, (cubind__fnptr)cubind__slow_cufftGetSize);
 }
 
 cufftResult cubind_cufft_get_size(cufftHandle handle, size_t *workSize)
 {
-    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__target((cubind__fnptr)slow_cufftGetSize, &cubind__cufft_offsets[19]);
+    cubind__cufftGetSize_fn cubind_fn = (cubind__cufftGetSize_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetSize, &cubind__cufft_offsets[19]);
     cufftResult cubind_status = cubind_fn(handle, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 19, (int)cubind_status);
+        return (cufftResult)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetWorkArea_fn)(cufftHandle plan, void *workArea);
-
-/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
+/* What the wrapper calls until cufftSetWorkArea is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetWorkArea(cufftHandle plan, void *workArea)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 20), (long long)plan, (uintptr_t)workArea);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cufftSetWorkArea);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, workArea);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(plan, (uintptr_t)workArea, 33, (cubind__fnptr)cubind__slow_cufftSetWorkArea);
 }
 
 cufftResult cubind_cufft_set_work_area(cufftHandle plan, void *workArea)
 {
-    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftSetWorkArea, &cubind__cufft_offsets[20]);
+    cubind__cufftSetWorkArea_fn cubind_fn = (cubind__cufftSetWorkArea_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetWorkArea, &cubind__cufft_offsets[20]);
     cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 20, (int)cubind_status);
+        return (cufftResult)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetAutoAllocation_fn)(cufftHandle plan, int autoAllocate);
-
-/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+/* What the wrapper calls until cufftSetAutoAllocation is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 21), (long long)plan, (long long)autoAllocate);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__resolve(&cubind__cufft_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cufftSetAutoAllocation);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, autoAllocate);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(plan, autoAllocate, 34, (cubind__fnptr)cubind__slow_cufftSetAutoAllocation);
 }
 
 cufftResult cubind_cufft_set_auto_allocation(cufftHandle plan, int autoAllocate)
 {
-    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__target((cubind__fnptr)slow_cufftSetAutoAllocation, &cubind__cufft_offsets[21]);
+    cubind__cufftSetAutoAllocation_fn cubind_fn = (cubind__cufftSetAutoAllocation_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetAutoAllocation, &cubind__cufft_offsets[21]);
     cufftResult cubind_status = cubind_fn(plan, autoAllocate);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 21, (int)cubind_status);
+        return (cufftResult)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecC2C_fn)(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
-
-/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
+/* What the wrapper calls until cufftExecC2C is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 22), (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 13, (cubind__fnptr)cubind__slow_cufftExecC2C);
 }
 
 cufftResult cubind_cufft_exec_c2c(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)
 {
-    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__target((cubind__fnptr)slow_cufftExecC2C, &cubind__cufft_offsets[22]);
+    cubind__cufftExecC2C_fn cubind_fn = (cubind__cufftExecC2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecC2C, &cubind__cufft_offsets[22]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 22, (int)cubind_status);
+        return (cufftResult)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecR2C_fn)(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
-
-/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
+/* What the wrapper calls until cufftExecR2C is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 23), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cufftExecR2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 5, (cubind__fnptr)cubind__slow_cufftExecR2C);
 }
 
 cufftResult cubind_cufft_exec_r2c(cufftHandle plan, cufftReal *idata, cufftComplex *odata)
 {
-    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__target((cubind__fnptr)slow_cufftExecR2C, &cubind__cufft_offsets[23]);
+    cubind__cufftExecR2C_fn cubind_fn = (cubind__cufftExecR2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecR2C, &cubind__cufft_offsets[23]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 23, (int)cubind_status);
+        return (cufftResult)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecC2R_fn)(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
-
-/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
+/* What the wrapper calls until cufftExecC2R is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 24), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cufftExecC2R);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 6, (cubind__fnptr)cubind__slow_cufftExecC2R);
 }
 
 cufftResult cubind_cufft_exec_c2r(cufftHandle plan, cufftComplex *idata, cufftReal *odata)
 {
-    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__target((cubind__fnptr)slow_cufftExecC2R, &cubind__cufft_offsets[24]);
+    cubind__cufftExecC2R_fn cubind_fn = (cubind__cufftExecC2R_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecC2R, &cubind__cufft_offsets[24]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 24, (int)cubind_status);
+        return (cufftResult)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecZ2Z_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
-
-/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
+/* What the wrapper calls until cufftExecZ2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 25), (long long)plan, (uintptr_t)idata, (uintptr_t)odata, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)idata, (uintptr_t)odata, direction, 14, (cubind__fnptr)cubind__slow_cufftExecZ2Z);
 }
 
 cufftResult cubind_cufft_exec_z2z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)
 {
-    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2Z, &cubind__cufft_offsets[25]);
+    cubind__cufftExecZ2Z_fn cubind_fn = (cubind__cufftExecZ2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecZ2Z, &cubind__cufft_offsets[25]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 25, (int)cubind_status);
+        return (cufftResult)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecD2Z_fn)(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
-
-/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
+/* What the wrapper calls until cufftExecD2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 26), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cufftExecD2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 7, (cubind__fnptr)cubind__slow_cufftExecD2Z);
 }
 
 cufftResult cubind_cufft_exec_d2z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)
 {
-    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__target((cubind__fnptr)slow_cufftExecD2Z, &cubind__cufft_offsets[26]);
+    cubind__cufftExecD2Z_fn cubind_fn = (cubind__cufftExecD2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecD2Z, &cubind__cufft_offsets[26]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 26, (int)cubind_status);
+        return (cufftResult)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftExecZ2D_fn)(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
-
-/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
+/* What the wrapper calls until cufftExecZ2D is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 27), (long long)plan, (uintptr_t)idata, (uintptr_t)odata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cufftExecZ2D);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, idata, odata);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)idata, (uintptr_t)odata, 8, (cubind__fnptr)cubind__slow_cufftExecZ2D);
 }
 
 cufftResult cubind_cufft_exec_z2d(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)
 {
-    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__target((cubind__fnptr)slow_cufftExecZ2D, &cubind__cufft_offsets[27]);
+    cubind__cufftExecZ2D_fn cubind_fn = (cubind__cufftExecZ2D_fn)cubind__target((cubind__fnptr)cubind__slow_cufftExecZ2D, &cubind__cufft_offsets[27]);
     cufftResult cubind_status = cubind_fn(plan, idata, odata);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 27, (int)cubind_status);
+        return (cufftResult)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetStream_fn)(cufftHandle plan, cudaStream_t stream);
-
-/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
+/* What the wrapper calls until cufftSetStream is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetStream(cufftHandle plan, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 28), (long long)plan, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__resolve(&cubind__cufft_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cufftSetStream);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, stream);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(plan, (uintptr_t)stream, 35, (cubind__fnptr)cubind__slow_cufftSetStream);
 }
 
 cufftResult cubind_cufft_set_stream(cufftHandle plan, cudaStream_t stream)
 {
-    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__target((cubind__fnptr)slow_cufftSetStream, &cubind__cufft_offsets[28]);
+    cubind__cufftSetStream_fn cubind_fn = (cubind__cufftSetStream_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetStream, &cubind__cufft_offsets[28]);
     cufftResult cubind_status = cubind_fn(plan, stream);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 28, (int)cubind_status);
+        return (cufftResult)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftDestroy_fn)(cufftHandle plan);
-
-/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftDestroy(cufftHandle plan)
+/* What the wrapper calls until cufftDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftDestroy(cufftHandle plan)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 29), (long long)plan);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__resolve(&cubind__cufft_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cufftDestroy);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_0(plan, 24, (cubind__fnptr)cubind__slow_cufftDestroy);
 }
 
 cufftResult cubind_cufft_destroy(cufftHandle plan)
 {
-    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__target((cubind__fnptr)slow_cufftDestroy, &cubind__cufft_offsets[29]);
+    cubind__cufftDestroy_fn cubind_fn = (cubind__cufftDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cufftDestroy, &cubind__cufft_offsets[29]);
     cufftResult cubind_status = cubind_fn(plan);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 29, (int)cubind_status);
+        return (cufftResult)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetVersion_fn)(int *version);
-
-/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetVersion(int *version)
+/* What the wrapper calls until cufftGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetVersion(int *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 30), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__resolve(&cubind__cufft_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cufftGetVersion);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_0((uintptr_t)version, 25, (cubind__fnptr)cubind__slow_cufftGetVersion);
 }
 
 cufftResult cubind_cufft_get_version(int *version)
 {
-    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__target((cubind__fnptr)slow_cufftGetVersion, &cubind__cufft_offsets[30]);
+    cubind__cufftGetVersion_fn cubind_fn = (cubind__cufftGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetVersion, &cubind__cufft_offsets[30]);
     cufftResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 30, (int)cubind_status);
+        return (cufftResult)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until cufftGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 31), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cufftGetProperty);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(type, (uintptr_t)value, 36, (cubind__fnptr)cubind__slow_cufftGetProperty);
 }
 
 cufftResult cubind_cufft_get_property(libraryPropertyType type, int *value)
 {
-    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__target((cubind__fnptr)slow_cufftGetProperty, &cubind__cufft_offsets[31]);
+    cubind__cufftGetProperty_fn cubind_fn = (cubind__cufftGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetProperty, &cubind__cufft_offsets[31]);
     cufftResult cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 31, (int)cubind_status);
+        return (cufftResult)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftSetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, const long long inputValueInt);
-
-/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
+/* What the wrapper calls until cufftSetPlanPropertyInt64 is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 32), (long long)plan, (long long)property, (long long)inputValueInt);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cufftSetPlanPropertyInt64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, property, inputValueInt);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, property, inputValueInt, 9, (cubind__fnptr)cubind__slow_cufftSetPlanPropertyInt64);
 }
 
 cufftResult cubind_cufft_set_plan_property_int64(cufftHandle plan, cufftProperty property, const long long inputValueInt)
 {
-    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftSetPlanPropertyInt64, &cubind__cufft_offsets[32]);
+    cubind__cufftSetPlanPropertyInt64_fn cubind_fn = (cubind__cufftSetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftSetPlanPropertyInt64, &cubind__cufft_offsets[32]);
     cufftResult cubind_status = cubind_fn(plan, property, inputValueInt);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 32, (int)cubind_status);
+        return (cufftResult)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftGetPlanPropertyInt64_fn)(cufftHandle plan, cufftProperty property, long long *returnPtrValue);
-
-/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
+/* What the wrapper calls until cufftGetPlanPropertyInt64 is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 33), (long long)plan, (long long)property, (uintptr_t)returnPtrValue);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__resolve(&cubind__cufft_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cufftGetPlanPropertyInt64);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, property, returnPtrValue);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, property, (uintptr_t)returnPtrValue, 10, (cubind__fnptr)cubind__slow_cufftGetPlanPropertyInt64);
 }
 
 cufftResult cubind_cufft_get_plan_property_int64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)
 {
-    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)slow_cufftGetPlanPropertyInt64, &cubind__cufft_offsets[33]);
+    cubind__cufftGetPlanPropertyInt64_fn cubind_fn = (cubind__cufftGetPlanPropertyInt64_fn)cubind__target((cubind__fnptr)cubind__slow_cufftGetPlanPropertyInt64, &cubind__cufft_offsets[33]);
     cufftResult cubind_status = cubind_fn(plan, property, returnPtrValue);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 33, (int)cubind_status);
+        return (cufftResult)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftResetPlanProperty_fn)(cufftHandle plan, cufftProperty property);
-
-/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
+/* What the wrapper calls until cufftResetPlanProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftResetPlanProperty(cufftHandle plan, cufftProperty property)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 34), (long long)plan, (long long)property);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__resolve(&cubind__cufft_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cufftResetPlanProperty);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, property);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(plan, property, 37, (cubind__fnptr)cubind__slow_cufftResetPlanProperty);
 }
 
 cufftResult cubind_cufft_reset_plan_property(cufftHandle plan, cufftProperty property)
 {
-    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__target((cubind__fnptr)slow_cufftResetPlanProperty, &cubind__cufft_offsets[34]);
+    cubind__cufftResetPlanProperty_fn cubind_fn = (cubind__cufftResetPlanProperty_fn)cubind__target((cubind__fnptr)cubind__slow_cufftResetPlanProperty, &cubind__cufft_offsets[34]);
     cufftResult cubind_status = cubind_fn(plan, property);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 34, (int)cubind_status);
+        return (cufftResult)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetGPUs_fn)(cufftHandle handle, int nGPUs, int *whichGPUs);
-
-/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
+/* What the wrapper calls until cufftXtSetGPUs is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 35), (long long)handle, (long long)nGPUs, (uintptr_t)whichGPUs);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__resolve(&cubind__cufft_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetGPUs);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(handle, nGPUs, (uintptr_t)whichGPUs, 11, (cubind__fnptr)cubind__slow_cufftXtSetGPUs);
 }
 
 cufftResult cubind_cufft_xt_set_gpus(cufftHandle handle, int nGPUs, int *whichGPUs)
 {
-    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__target((cubind__fnptr)slow_cufftXtSetGPUs, &cubind__cufft_offsets[35]);
+    cubind__cufftXtSetGPUs_fn cubind_fn = (cubind__cufftXtSetGPUs_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetGPUs, &cubind__cufft_offsets[35]);
     cufftResult cubind_status = cubind_fn(handle, nGPUs, whichGPUs);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 35, (int)cubind_status);
+        return (cufftResult)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtMalloc_fn)(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
-
-/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+/* What the wrapper calls until cufftXtMalloc is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 36), (long long)plan, (uintptr_t)descriptor, (long long)format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__resolve(&cubind__cufft_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMalloc);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, descriptor, format);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)descriptor, format, 12, (cubind__fnptr)cubind__slow_cufftXtMalloc);
 }
 
 cufftResult cubind_cufft_xt_malloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
 {
-    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__target((cubind__fnptr)slow_cufftXtMalloc, &cubind__cufft_offsets[36]);
+    cubind__cufftXtMalloc_fn cubind_fn = (cubind__cufftXtMalloc_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtMalloc, &cubind__cufft_offsets[36]);
     cufftResult cubind_status = cubind_fn(plan, descriptor, format);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 36, (int)cubind_status);
+        return (cufftResult)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtMemcpy_fn)(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
-
-/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+/* What the wrapper calls until cufftXtMemcpy is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 37), (long long)plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__resolve(&cubind__cufft_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMemcpy);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)dstPointer, (uintptr_t)srcPointer, type, 15, (cubind__fnptr)cubind__slow_cufftXtMemcpy);
 }
 
 cufftResult cubind_cufft_xt_memcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
 {
-    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__target((cubind__fnptr)slow_cufftXtMemcpy, &cubind__cufft_offsets[37]);
+    cubind__cufftXtMemcpy_fn cubind_fn = (cubind__cufftXtMemcpy_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtMemcpy, &cubind__cufft_offsets[37]);
     cufftResult cubind_status = cubind_fn(plan, dstPointer, srcPointer, type);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 37, (int)cubind_status);
+        return (cufftResult)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtFree_fn)(cudaLibXtDesc *descriptor);
-
-/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtFree(cudaLibXtDesc *descriptor)
+/* What the wrapper calls until cufftXtFree is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtFree(cudaLibXtDesc *descriptor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 38), (uintptr_t)descriptor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__resolve(&cubind__cufft_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cufftXtFree);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(descriptor);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_0((uintptr_t)descriptor, 26, (cubind__fnptr)cubind__slow_cufftXtFree);
 }
 
 cufftResult cubind_cufft_xt_free(cudaLibXtDesc *descriptor)
 {
-    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__target((cubind__fnptr)slow_cufftXtFree, &cubind__cufft_offsets[38]);
+    cubind__cufftXtFree_fn cubind_fn = (cubind__cufftXtFree_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtFree, &cubind__cufft_offsets[38]);
     cufftResult cubind_status = cubind_fn(descriptor);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 38, (int)cubind_status);
+        return (cufftResult)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetWorkArea_fn)(cufftHandle plan, void **workArea);
-
-/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
+/* What the wrapper calls until cufftXtSetWorkArea is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetWorkArea(cufftHandle plan, void **workArea)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 39), (long long)plan, (uintptr_t)workArea);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__resolve(&cubind__cufft_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkArea);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, workArea);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(plan, (uintptr_t)workArea, 38, (cubind__fnptr)cubind__slow_cufftXtSetWorkArea);
 }
 
 cufftResult cubind_cufft_xt_set_work_area(cufftHandle plan, void **workArea)
 {
-    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkArea, &cubind__cufft_offsets[39]);
+    cubind__cufftXtSetWorkArea_fn cubind_fn = (cubind__cufftXtSetWorkArea_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetWorkArea, &cubind__cufft_offsets[39]);
     cufftResult cubind_status = cubind_fn(plan, workArea);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 39, (int)cubind_status);
+        return (cufftResult)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorC2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptorC2C is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 40), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 16, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2C);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2C, &cubind__cufft_offsets[40]);
+    cubind__cufftXtExecDescriptorC2C_fn cubind_fn = (cubind__cufftXtExecDescriptorC2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2C, &cubind__cufft_offsets[40]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 40, (int)cubind_status);
+        return (cufftResult)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorR2C_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorR2C is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 41), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__resolve(&cubind__cufft_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorR2C);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 13, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorR2C);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_r2c(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorR2C, &cubind__cufft_offsets[41]);
+    cubind__cufftXtExecDescriptorR2C_fn cubind_fn = (cubind__cufftXtExecDescriptorR2C_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorR2C, &cubind__cufft_offsets[41]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 41, (int)cubind_status);
+        return (cufftResult)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorC2R_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorC2R is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 42), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__resolve(&cubind__cufft_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorC2R);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 14, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2R);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_c2r(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorC2R, &cubind__cufft_offsets[42]);
+    cubind__cufftXtExecDescriptorC2R_fn cubind_fn = (cubind__cufftXtExecDescriptorC2R_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorC2R, &cubind__cufft_offsets[42]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 42, (int)cubind_status);
+        return (cufftResult)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorZ2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptorZ2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 43), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 17, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2Z);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2Z, &cubind__cufft_offsets[43]);
+    cubind__cufftXtExecDescriptorZ2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2Z, &cubind__cufft_offsets[43]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 43, (int)cubind_status);
+        return (cufftResult)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorD2Z_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorD2Z is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 44), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__resolve(&cubind__cufft_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorD2Z);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 15, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorD2Z);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_d2z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorD2Z, &cubind__cufft_offsets[44]);
+    cubind__cufftXtExecDescriptorD2Z_fn cubind_fn = (cubind__cufftXtExecDescriptorD2Z_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorD2Z, &cubind__cufft_offsets[44]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 44, (int)cubind_status);
+        return (cufftResult)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptorZ2D_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output);
-
-/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+/* What the wrapper calls until cufftXtExecDescriptorZ2D is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 45), (long long)plan, (uintptr_t)input, (uintptr_t)output);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__resolve(&cubind__cufft_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptorZ2D);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)input, (uintptr_t)output, 16, (cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2D);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor_z2d(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
 {
-    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptorZ2D, &cubind__cufft_offsets[45]);
+    cubind__cufftXtExecDescriptorZ2D_fn cubind_fn = (cubind__cufftXtExecDescriptorZ2D_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptorZ2D, &cubind__cufft_offsets[45]);
     cufftResult cubind_status = cubind_fn(plan, input, output);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 45, (int)cubind_status);
+        return (cufftResult)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtQueryPlan_fn)(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType);
-
-/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
+/* What the wrapper calls until cufftXtQueryPlan is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtQueryPlan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 46), (long long)plan, (uintptr_t)queryStruct, (long long)queryType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__resolve(&cubind__cufft_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cufftXtQueryPlan);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, queryStruct, queryType);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, (uintptr_t)queryStruct, queryType, 17, (cubind__fnptr)cubind__slow_cufftXtQueryPlan);
 }
 
 cufftResult cubind_cufft_xt_query_plan(cufftHandle plan, void *queryStruct, cufftXtQueryType queryType)
 {
-    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__target((cubind__fnptr)slow_cufftXtQueryPlan, &cubind__cufft_offsets[46]);
+    cubind__cufftXtQueryPlan_fn cubind_fn = (cubind__cufftXtQueryPlan_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtQueryPlan, &cubind__cufft_offsets[46]);
     cufftResult cubind_status = cubind_fn(plan, queryStruct, queryType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 46, (int)cubind_status);
+        return (cufftResult)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetCallback_fn)(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info);
-
-/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
+/* What the wrapper calls until cufftXtSetCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 47), (long long)plan, (uintptr_t)callback_routine, (long long)cbType, (uintptr_t)caller_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallback);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)callback_routine, cbType, (uintptr_t)caller_info, 18, (cubind__fnptr)cubind__slow_cufftXtSetCallback);
 }
 
 cufftResult cubind_cufft_xt_set_callback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)
 {
-    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallback, &cubind__cufft_offsets[47]);
+    cubind__cufftXtSetCallback_fn cubind_fn = (cubind__cufftXtSetCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetCallback, &cubind__cufft_offsets[47]);
     cufftResult cubind_status = cubind_fn(plan, callback_routine, cbType, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 47, (int)cubind_status);
+        return (cufftResult)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtClearCallback_fn)(cufftHandle plan, cufftXtCallbackType cbType);
-
-/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
+/* What the wrapper calls until cufftXtClearCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 48), (long long)plan, (long long)cbType);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cufftXtClearCallback);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, cbType);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_1(plan, cbType, 39, (cubind__fnptr)cubind__slow_cufftXtClearCallback);
 }
 
 cufftResult cubind_cufft_xt_clear_callback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtClearCallback, &cubind__cufft_offsets[48]);
+    cubind__cufftXtClearCallback_fn cubind_fn = (cubind__cufftXtClearCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtClearCallback, &cubind__cufft_offsets[48]);
     cufftResult cubind_status = cubind_fn(plan, cbType);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 48, (int)cubind_status);
+        return (cufftResult)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetCallbackSharedSize_fn)(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
-
-/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
+/* What the wrapper calls until cufftXtSetCallbackSharedSize is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 49), (long long)plan, (long long)cbType, (unsigned long long)sharedSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__resolve(&cubind__cufft_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetCallbackSharedSize);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, cbType, sharedSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, cbType, sharedSize, 18, (cubind__fnptr)cubind__slow_cufftXtSetCallbackSharedSize);
 }
 
 cufftResult cubind_cufft_xt_set_callback_shared_size(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)
 {
-    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__target((cubind__fnptr)slow_cufftXtSetCallbackSharedSize, &cubind__cufft_offsets[49]);
+    cubind__cufftXtSetCallbackSharedSize_fn cubind_fn = (cubind__cufftXtSetCallbackSharedSize_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetCallbackSharedSize, &cubind__cufft_offsets[49]);
     cufftResult cubind_status = cubind_fn(plan, cbType, sharedSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 49, (int)cubind_status);
+        return (cufftResult)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetJITCallback_fn)(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info);
-
-/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
+/* What the wrapper calls until cufftXtSetJITCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 4 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 50), (long long)plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, (unsigned long long)lto_callback_fatbin_size, (long long)type, (uintptr_t)caller_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__resolve(&cubind__cufft_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetJITCallback);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_4(plan, (uintptr_t)lto_callback_symbol_name, (uintptr_t)lto_callback_fatbin, lto_callback_fatbin_size, type, (uintptr_t)caller_info, 37.0);
 }
 
 cufftResult cubind_cufft_xt_set_jit_callback(cufftHandle plan, const char *lto_callback_symbol_name, const void *lto_callback_fatbin, size_t lto_callback_fatbin_size, cufftXtCallbackType type, void **caller_info)
 {
-    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__target((cubind__fnptr)slow_cufftXtSetJITCallback, &cubind__cufft_offsets[50]);
+    cubind__cufftXtSetJITCallback_fn cubind_fn = (cubind__cufftXtSetJITCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetJITCallback, &cubind__cufft_offsets[50]);
     cufftResult cubind_status = cubind_fn(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 50, (int)cubind_status);
+        return (cufftResult)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtMakePlanMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-
-/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* What the wrapper calls until cufftXtMakePlanMany is resolved, and every call while tracing: the slow path
+ * of its shape, 10 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 51), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cufftXtMakePlanMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_10(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 38.0);
 }
 
 cufftResult cubind_cufft_xt_make_plan_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__target((cubind__fnptr)slow_cufftXtMakePlanMany, &cubind__cufft_offsets[51]);
+    cubind__cufftXtMakePlanMany_fn cubind_fn = (cubind__cufftXtMakePlanMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtMakePlanMany, &cubind__cufft_offsets[51]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 51, (int)cubind_status);
+        return (cufftResult)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtGetSizeMany_fn)(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype);
-
-/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
+/* What the wrapper calls until cufftXtGetSizeMany is resolved, and every call while tracing: the slow path
+ * of its shape, 10 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 52), (long long)plan, (long long)rank, (uintptr_t)n, (uintptr_t)inembed, (long long)istride, (long long)idist, (long long)inputtype, (uintptr_t)onembed, (long long)ostride, (long long)odist, (long long)outputtype, (long long)batch, (uintptr_t)workSize, (long long)executiontype);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__resolve(&cubind__cufft_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cufftXtGetSizeMany);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_10(plan, rank, (uintptr_t)n, (uintptr_t)inembed, istride, idist, inputtype, (uintptr_t)onembed, ostride, odist, outputtype, batch, (uintptr_t)workSize, executiontype, 39.0);
 }
 
 cufftResult cubind_cufft_xt_get_size_many(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)
 {
-    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__target((cubind__fnptr)slow_cufftXtGetSizeMany, &cubind__cufft_offsets[52]);
+    cubind__cufftXtGetSizeMany_fn cubind_fn = (cubind__cufftXtGetSizeMany_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtGetSizeMany, &cubind__cufft_offsets[52]);
     cufftResult cubind_status = cubind_fn(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 52, (int)cubind_status);
+        return (cufftResult)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExec_fn)(cufftHandle plan, void *input, void *output, int direction);
-
-/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
+/* What the wrapper calls until cufftXtExec is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExec(cufftHandle plan, void *input, void *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 53), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__resolve(&cubind__cufft_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExec);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 19, (cubind__fnptr)cubind__slow_cufftXtExec);
 }
 
 cufftResult cubind_cufft_xt_exec(cufftHandle plan, void *input, void *output, int direction)
 {
-    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__target((cubind__fnptr)slow_cufftXtExec, &cubind__cufft_offsets[53]);
+    cubind__cufftXtExec_fn cubind_fn = (cubind__cufftXtExec_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExec, &cubind__cufft_offsets[53]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 53, (int)cubind_status);
+        return (cufftResult)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtExecDescriptor_fn)(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
-
-/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
+/* What the wrapper calls until cufftXtExecDescriptor is resolved, and every call while tracing: the slow path
+ * of its shape, 3 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 54), (long long)plan, (uintptr_t)input, (uintptr_t)output, (long long)direction);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__resolve(&cubind__cufft_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cufftXtExecDescriptor);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, input, output, direction);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_3(plan, (uintptr_t)input, (uintptr_t)output, direction, 20, (cubind__fnptr)cubind__slow_cufftXtExecDescriptor);
 }
 
 cufftResult cubind_cufft_xt_exec_descriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)
 {
-    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__target((cubind__fnptr)slow_cufftXtExecDescriptor, &cubind__cufft_offsets[54]);
+    cubind__cufftXtExecDescriptor_fn cubind_fn = (cubind__cufftXtExecDescriptor_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtExecDescriptor, &cubind__cufft_offsets[54]);
     cufftResult cubind_status = cubind_fn(plan, input, output, direction);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 54, (int)cubind_status);
+        return (cufftResult)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cufftResult (*cubind__cufftXtSetWorkAreaPolicy_fn)(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
-
-/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cufftResult slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
+/* What the wrapper calls until cufftXtSetWorkAreaPolicy is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cufftResult cubind__slow_cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 55), (long long)plan, (long long)policy, (uintptr_t)workSize);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__resolve(&cubind__cufft_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cufftXtSetWorkAreaPolicy);
-    cufftResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cufftResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(plan, policy, workSize);
-        if (cubind_status != CUFFT_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUFFT_SUCCESS)
-        return (cufftResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cufftResult)cubind__shape_2(plan, policy, (uintptr_t)workSize, 19, (cubind__fnptr)cubind__slow_cufftXtSetWorkAreaPolicy);
 }
 
 cufftResult cubind_cufft_xt_set_work_area_policy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)
 {
-    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__target((cubind__fnptr)slow_cufftXtSetWorkAreaPolicy, &cubind__cufft_offsets[55]);
+    cubind__cufftXtSetWorkAreaPolicy_fn cubind_fn = (cubind__cufftXtSetWorkAreaPolicy_fn)cubind__target((cubind__fnptr)cubind__slow_cufftXtSetWorkAreaPolicy, &cubind__cufft_offsets[55]);
     cufftResult cubind_status = cubind_fn(plan, policy, workSize);
     if (CUBIND_UNLIKELY(cubind_status != CUFFT_SUCCESS))
-        return (cufftResult)cubind__wrapper_status_error(&cubind__cufft_symbols.table, 55, (int)cubind_status);
+        return (cufftResult)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -37,8 +38,9 @@ cubind_slot *const cubind_cufile_slots_120aacd97cb0 = (cubind_slot *)cubind__cuf
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cufile_symbols {
     cubind__symbol_table table;
     struct names {
@@ -128,12 +130,16 @@ const struct cubind__cufile_symbols {
         char wrapper_cubind_cufile_set_parameter_posix_pool_slab_array[50];
         char symbol_cuFileGetParameterPosixPoolSlabArray[37];
         char wrapper_cubind_cufile_get_parameter_posix_pool_slab_array[50];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
+    cubind__trace_table trace;
+    struct trace_strings {
         char trace_0[14];
         char trace_1[7];
-        char trace_2[31];
-        char trace_3[16];
-        char trace_4[54];
+        char trace_2[17];
+        char trace_3[6];
+        char trace_4[44];
         char trace_5[3];
         char trace_6[3];
         char trace_7[10];
@@ -141,64 +147,74 @@ const struct cubind__cufile_symbols {
         char trace_9[23];
         char trace_10[19];
         char trace_11[20];
-        char trace_12[18];
-        char trace_13[32];
-        char trace_14[42];
-        char trace_15[14];
-        char trace_16[14];
-        char trace_17[82];
-        char trace_18[85];
-        char trace_19[18];
-        char trace_20[11];
+        char trace_12[10];
+        char trace_13[20];
+        char trace_14[34];
+        char trace_15[6];
+        char trace_16[6];
+        char trace_17[36];
+        char trace_18[39];
+        char trace_19[9];
+        char trace_20[6];
         char trace_21[12];
-        char trace_22[19];
-        char trace_23[19];
-        char trace_24[27];
-        char trace_25[34];
-        char trace_26[19];
-        char trace_27[19];
-        char trace_28[22];
+        char trace_22[11];
+        char trace_23[11];
+        char trace_24[16];
+        char trace_25[30];
+        char trace_26[11];
+        char trace_27[11];
+        char trace_28[11];
         char trace_29[10];
         char trace_30[10];
         char trace_31[10];
         char trace_32[22];
         char trace_33[35];
-        char enum_0_0[27];
-        char enum_0_1[42];
-        char enum_0_2[38];
-        char enum_0_3[48];
-        char enum_0_4[47];
-        char enum_0_5[46];
-        char enum_0_6[49];
-        char enum_0_7[49];
-        char enum_0_8[54];
-        char enum_0_9[37];
-        char enum_0_10[35];
-        char enum_0_11[44];
-        char enum_1_0[38];
-        char enum_1_1[42];
-        char enum_1_2[31];
-        char enum_1_3[42];
-        char enum_1_4[35];
-        char enum_1_5[26];
-        char enum_1_6[44];
-        char enum_1_7[27];
-        char enum_1_8[29];
-        char enum_1_9[32];
-        char enum_1_10[37];
-        char enum_1_11[34];
-        char enum_2_0[27];
-        char enum_2_1[30];
-        char enum_2_2[21];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+        char param_0[12];
+        char param_1[10];
+        char param_2[6];
+        char param_3[7];
+        char param_4[16];
+        char param_5[14];
+        char param_6[6];
+        char param_7[6];
+        char param_8[9];
+        char param_9[7];
+        char enum_0[14];
+        char enum_0_0[14];
+        char enum_0_1[29];
+        char enum_0_2[25];
+        char enum_0_3[35];
+        char enum_0_4[34];
+        char enum_0_5[33];
+        char enum_0_6[36];
+        char enum_0_7[36];
+        char enum_0_8[41];
+        char enum_0_9[24];
+        char enum_0_10[22];
+        char enum_0_11[31];
+        char enum_1[14];
+        char enum_1_0[25];
+        char enum_1_1[29];
+        char enum_1_2[18];
+        char enum_1_3[29];
+        char enum_1_4[22];
+        char enum_1_5[13];
+        char enum_1_6[31];
+        char enum_1_7[14];
+        char enum_1_8[16];
+        char enum_1_9[19];
+        char enum_1_10[24];
+        char enum_1_11[21];
+        char enum_2[14];
+        char enum_2_0[14];
+        char enum_2_1[17];
+        char enum_2_2[8];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[10];
     cubind__trace_enum_range enums[3];
-    long long values[27];
-    unsigned value_names[27];
+    int values[27];
+    unsigned short value_names[27];
 #endif
 } cubind__cufile_symbols = {
     {CUBIND_LIB_CUFILE, SYMBOL_COUNT, offsetof(struct cubind__cufile_symbols, names),
@@ -295,71 +311,9 @@ const struct cubind__cufile_symbols {
         "cubind_cufile_set_parameter_posix_pool_slab_array",
         "cuFileGetParameterPosixPoolSlabArray",
         "cubind_cufile_get_parameter_posix_pool_slab_array",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pfh;pdescr;",
-        "v;pfh;",
-        "s;pbufPtr_base;ulength;iflags;",
-        "s;pbufPtr_base;",
-        "i;pfh;pbufPtr_base;usize;ifile_offset;ibufPtr_offset;",
-        "s;",
-        "i;",
-        "s;pprops;",
-        "s;upoll;upoll_threshold_size;",
-        "s;umax_direct_io_size;",
-        "s;umax_cache_size;",
-        "s;umax_pinned_size;",
-        "s;pbatch_idp;unr;",
-        "s;pbatch_idp;unr;piocbp;uflags;",
-        "s;pbatch_idp;umin_nr;pnr;piocbp;ptimeout;",
-        "s;pbatch_idp;",
-        "v;pbatch_idp;",
-        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_read_p;pstream;",
-        "s;pfh;pbufPtr_base;psize_p;pfile_offset_p;pbufPtr_offset_p;pbytes_written_p;pstream;",
-        "s;pstream;uflags;",
-        "s;pstream;",
-        "s;pversion;",
-        "s;e0:param;pvalue;",
-        "s;e1:param;pvalue;",
-        "s;e2:param;pdesc_str;ilen;",
-        "s;e0:param;pmin_value;pmax_value;",
-        "s;e0:param;uvalue;",
-        "s;e1:param;uvalue;",
-        "s;e2:param;pdesc_str;",
-        "s;ilevel;",
-        "s;plevel;",
-        "s;pstats;",
-        "s;igpuIndex;pbarSize;",
-        "s;psize_values;pcount_values;ilen;",
-        "CUFILE_PARAM_PROFILE_STATS",
-        "CUFILE_PARAM_EXECUTION_MAX_IO_QUEUE_DEPTH",
-        "CUFILE_PARAM_EXECUTION_MAX_IO_THREADS",
-        "CUFILE_PARAM_EXECUTION_MIN_IO_THRESHOLD_SIZE_KB",
-        "CUFILE_PARAM_EXECUTION_MAX_REQUEST_PARALLELISM",
-        "CUFILE_PARAM_PROPERTIES_MAX_DIRECT_IO_SIZE_KB",
-        "CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB",
-        "CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB",
-        "CUFILE_PARAM_PROPERTIES_MAX_DEVICE_PINNED_MEM_SIZE_KB",
-        "CUFILE_PARAM_PROPERTIES_IO_BATCHSIZE",
-        "CUFILE_PARAM_POLLTHRESHOLD_SIZE_KB",
-        "CUFILE_PARAM_PROPERTIES_BATCH_IO_TIMEOUT_MS",
-        "CUFILE_PARAM_PROPERTIES_USE_POLL_MODE",
-        "CUFILE_PARAM_PROPERTIES_ALLOW_COMPAT_MODE",
-        "CUFILE_PARAM_FORCE_COMPAT_MODE",
-        "CUFILE_PARAM_FS_MISC_API_CHECK_AGGRESSIVE",
-        "CUFILE_PARAM_EXECUTION_PARALLEL_IO",
-        "CUFILE_PARAM_PROFILE_NVTX",
-        "CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY",
-        "CUFILE_PARAM_USE_PCIP2PDMA",
-        "CUFILE_PARAM_PREFER_IO_URING",
-        "CUFILE_PARAM_FORCE_ODIRECT_MODE",
-        "CUFILE_PARAM_SKIP_TOPOLOGY_DETECTION",
-        "CUFILE_PARAM_STREAM_MEMOPS_BYPASS",
-        "CUFILE_PARAM_LOGGING_LEVEL",
-        "CUFILE_PARAM_ENV_LOGFILE_PATH",
-        "CUFILE_PARAM_LOG_DIR",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cufile_symbols, member)
     {
         {AT(symbol_cuFileHandleRegister), AT(symbol_cuFileHandleRegister), AT(wrapper_cubind_cufile_handle_register)},
@@ -407,56 +361,144 @@ const struct cubind__cufile_symbols {
         {AT(symbol_cuFileGetParameterPosixPoolSlabArray), AT(symbol_cuFileGetParameterPosixPoolSlabArray), AT(wrapper_cubind_cufile_get_parameter_posix_pool_slab_array)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 3},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 10, 3, sizeof(int)},
     {
-        AT(trace_0), /* cuFileHandleRegister */
-        AT(trace_1), /* cuFileHandleDeregister */
-        AT(trace_2), /* cuFileBufRegister */
-        AT(trace_3), /* cuFileBufDeregister */
-        AT(trace_4), /* cuFileRead */
-        AT(trace_4), /* cuFileWrite */
-        AT(trace_5), /* cuFileDriverOpen */
-        AT(trace_5), /* cuFileDriverClose */
-        AT(trace_5), /* cuFileDriverClose_v2 */
-        AT(trace_6), /* cuFileUseCount */
-        AT(trace_7), /* cuFileDriverGetProperties */
-        AT(trace_8), /* cuFileDriverSetPollMode */
-        AT(trace_9), /* cuFileDriverSetMaxDirectIOSize */
-        AT(trace_10), /* cuFileDriverSetMaxCacheSize */
-        AT(trace_11), /* cuFileDriverSetMaxPinnedMemSize */
-        AT(trace_12), /* cuFileBatchIOSetUp */
-        AT(trace_13), /* cuFileBatchIOSubmit */
-        AT(trace_14), /* cuFileBatchIOGetStatus */
-        AT(trace_15), /* cuFileBatchIOCancel */
-        AT(trace_16), /* cuFileBatchIODestroy */
-        AT(trace_17), /* cuFileReadAsync */
-        AT(trace_18), /* cuFileWriteAsync */
-        AT(trace_19), /* cuFileStreamRegister */
-        AT(trace_20), /* cuFileStreamDeregister */
-        AT(trace_21), /* cuFileGetVersion */
-        AT(trace_22), /* cuFileGetParameterSizeT */
-        AT(trace_23), /* cuFileGetParameterBool */
-        AT(trace_24), /* cuFileGetParameterString */
-        AT(trace_25), /* cuFileGetParameterMinMaxValue */
-        AT(trace_26), /* cuFileSetParameterSizeT */
-        AT(trace_27), /* cuFileSetParameterBool */
-        AT(trace_28), /* cuFileSetParameterString */
-        AT(trace_29), /* cuFileSetStatsLevel */
-        AT(trace_30), /* cuFileGetStatsLevel */
-        AT(trace_5), /* cuFileStatsStart */
-        AT(trace_5), /* cuFileStatsStop */
-        AT(trace_5), /* cuFileStatsReset */
-        AT(trace_31), /* cuFileGetStatsL1 */
-        AT(trace_31), /* cuFileGetStatsL2 */
-        AT(trace_31), /* cuFileGetStatsL3 */
-        AT(trace_32), /* cuFileGetBARSizeInKB */
-        AT(trace_33), /* cuFileSetParameterPosixPoolSlabArray */
-        AT(trace_33), /* cuFileGetParameterPosixPoolSlabArray */
+        "s;pfh;pdescr;",
+        "v;pfh;",
+        "s;p\200;ulength;i\207;",
+        "s;p\200;",
+        "i;pfh;p\200;usize;ifile_offset;ibufPtr_offset;",
+        "s;",
+        "i;",
+        "s;pprops;",
+        "s;upoll;upoll_threshold_size;",
+        "s;umax_direct_io_size;",
+        "s;umax_cache_size;",
+        "s;umax_pinned_size;",
+        "s;p\201;unr;",
+        "s;p\201;unr;piocbp;u\207;",
+        "s;p\201;umin_nr;pnr;piocbp;ptimeout;",
+        "s;p\201;",
+        "v;p\201;",
+        "s;pfh;p\200;p\211;p\205;p\204;pbytes_read_p;p\203;",
+        "s;pfh;p\200;p\211;p\205;p\204;pbytes_written_p;p\203;",
+        "s;p\203;u\207;",
+        "s;p\203;",
+        "s;pversion;",
+        "s;e0:\202;p\206;",
+        "s;e1:\202;p\206;",
+        "s;e2:\202;p\210;ilen;",
+        "s;e0:\202;pmin_value;pmax_value;",
+        "s;e0:\202;u\206;",
+        "s;e1:\202;u\206;",
+        "s;e2:\202;p\210;",
+        "s;ilevel;",
+        "s;plevel;",
+        "s;pstats;",
+        "s;igpuIndex;pbarSize;",
+        "s;psize_values;pcount_values;ilen;",
+        "bufPtr_base",
+        "batch_idp",
+        "param",
+        "stream",
+        "bufPtr_offset_p",
+        "file_offset_p",
+        "value",
+        "flags",
+        "desc_str",
+        "size_p",
+        "CUFILE_PARAM_",
+        "PROFILE_STATS",
+        "EXECUTION_MAX_IO_QUEUE_DEPTH",
+        "EXECUTION_MAX_IO_THREADS",
+        "EXECUTION_MIN_IO_THRESHOLD_SIZE_KB",
+        "EXECUTION_MAX_REQUEST_PARALLELISM",
+        "PROPERTIES_MAX_DIRECT_IO_SIZE_KB",
+        "PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB",
+        "PROPERTIES_PER_BUFFER_CACHE_SIZE_KB",
+        "PROPERTIES_MAX_DEVICE_PINNED_MEM_SIZE_KB",
+        "PROPERTIES_IO_BATCHSIZE",
+        "POLLTHRESHOLD_SIZE_KB",
+        "PROPERTIES_BATCH_IO_TIMEOUT_MS",
+        "CUFILE_PARAM_",
+        "PROPERTIES_USE_POLL_MODE",
+        "PROPERTIES_ALLOW_COMPAT_MODE",
+        "FORCE_COMPAT_MODE",
+        "FS_MISC_API_CHECK_AGGRESSIVE",
+        "EXECUTION_PARALLEL_IO",
+        "PROFILE_NVTX",
+        "PROPERTIES_ALLOW_SYSTEM_MEMORY",
+        "USE_PCIP2PDMA",
+        "PREFER_IO_URING",
+        "FORCE_ODIRECT_MODE",
+        "SKIP_TOPOLOGY_DETECTION",
+        "STREAM_MEMOPS_BYPASS",
+        "CUFILE_PARAM_",
+        "LOGGING_LEVEL",
+        "ENV_LOGFILE_PATH",
+        "LOG_DIR",
     },
     {
-        {0, 12}, /* CUFileSizeTConfigParameter_t */
-        {12, 12}, /* CUFileBoolConfigParameter_t */
-        {24, 3}, /* CUFileStringConfigParameter_t */
+        TRACE_AT(trace_0), /* cuFileHandleRegister */
+        TRACE_AT(trace_1), /* cuFileHandleDeregister */
+        TRACE_AT(trace_2), /* cuFileBufRegister */
+        TRACE_AT(trace_3), /* cuFileBufDeregister */
+        TRACE_AT(trace_4), /* cuFileRead */
+        TRACE_AT(trace_4), /* cuFileWrite */
+        TRACE_AT(trace_5), /* cuFileDriverOpen */
+        TRACE_AT(trace_5), /* cuFileDriverClose */
+        TRACE_AT(trace_5), /* cuFileDriverClose_v2 */
+        TRACE_AT(trace_6), /* cuFileUseCount */
+        TRACE_AT(trace_7), /* cuFileDriverGetProperties */
+        TRACE_AT(trace_8), /* cuFileDriverSetPollMode */
+        TRACE_AT(trace_9), /* cuFileDriverSetMaxDirectIOSize */
+        TRACE_AT(trace_10), /* cuFileDriverSetMaxCacheSize */
+        TRACE_AT(trace_11), /* cuFileDriverSetMaxPinnedMemSize */
+        TRACE_AT(trace_12), /* cuFileBatchIOSetUp */
+        TRACE_AT(trace_13), /* cuFileBatchIOSubmit */
+        TRACE_AT(trace_14), /* cuFileBatchIOGetStatus */
+        TRACE_AT(trace_15), /* cuFileBatchIOCancel */
+        TRACE_AT(trace_16), /* cuFileBatchIODestroy */
+        TRACE_AT(trace_17), /* cuFileReadAsync */
+        TRACE_AT(trace_18), /* cuFileWriteAsync */
+        TRACE_AT(trace_19), /* cuFileStreamRegister */
+        TRACE_AT(trace_20), /* cuFileStreamDeregister */
+        TRACE_AT(trace_21), /* cuFileGetVersion */
+        TRACE_AT(trace_22), /* cuFileGetParameterSizeT */
+        TRACE_AT(trace_23), /* cuFileGetParameterBool */
+        TRACE_AT(trace_24), /* cuFileGetParameterString */
+        TRACE_AT(trace_25), /* cuFileGetParameterMinMaxValue */
+        TRACE_AT(trace_26), /* cuFileSetParameterSizeT */
+        TRACE_AT(trace_27), /* cuFileSetParameterBool */
+        TRACE_AT(trace_28), /* cuFileSetParameterString */
+        TRACE_AT(trace_29), /* cuFileSetStatsLevel */
+        TRACE_AT(trace_30), /* cuFileGetStatsLevel */
+        TRACE_AT(trace_5), /* cuFileStatsStart */
+        TRACE_AT(trace_5), /* cuFileStatsStop */
+        TRACE_AT(trace_5), /* cuFileStatsReset */
+        TRACE_AT(trace_31), /* cuFileGetStatsL1 */
+        TRACE_AT(trace_31), /* cuFileGetStatsL2 */
+        TRACE_AT(trace_31), /* cuFileGetStatsL3 */
+        TRACE_AT(trace_32), /* cuFileGetBARSizeInKB */
+        TRACE_AT(trace_33), /* cuFileSetParameterPosixPoolSlabArray */
+        TRACE_AT(trace_33), /* cuFileGetParameterPosixPoolSlabArray */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 12}, /* CUFileSizeTConfigParameter_t */
+        {TRACE_AT(enum_1), 12, 12}, /* CUFileBoolConfigParameter_t */
+        {TRACE_AT(enum_2), 24, 3}, /* CUFileStringConfigParameter_t */
     },
     {
         0,
@@ -488,47 +530,103 @@ const struct cubind__cufile_symbols {
         2,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__cufile_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cufile_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed_detail(unsigned index, int status, int detail)
+{
+    return cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, index, status, detail);
+}
 
+/* Each function's type. */
 typedef CUfileError_t (*cubind__cuFileHandleRegister_fn)(CUfileHandle_t *fh, CUfileDescr_t *descr);
+typedef void (*cubind__cuFileHandleDeregister_fn)(CUfileHandle_t fh);
+typedef CUfileError_t (*cubind__cuFileBufRegister_fn)(const void *bufPtr_base, size_t length, int flags);
+typedef CUfileError_t (*cubind__cuFileBufDeregister_fn)(const void *bufPtr_base);
+typedef ssize_t (*cubind__cuFileRead_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+typedef ssize_t (*cubind__cuFileWrite_fn)(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+typedef CUfileError_t (*cubind__cuFileDriverOpen_fn)(void);
+typedef CUfileError_t (*cubind__cuFileDriverClose_fn)(void);
+typedef CUfileError_t (*cubind__cuFileDriverClose_v2_fn)(void);
+typedef long (*cubind__cuFileUseCount_fn)(void);
+typedef CUfileError_t (*cubind__cuFileDriverGetProperties_fn)(CUfileDrvProps_t *props);
+typedef CUfileError_t (*cubind__cuFileDriverSetPollMode_fn)(bool poll, size_t poll_threshold_size);
+typedef CUfileError_t (*cubind__cuFileDriverSetMaxDirectIOSize_fn)(size_t max_direct_io_size);
+typedef CUfileError_t (*cubind__cuFileDriverSetMaxCacheSize_fn)(size_t max_cache_size);
+typedef CUfileError_t (*cubind__cuFileDriverSetMaxPinnedMemSize_fn)(size_t max_pinned_size);
+typedef CUfileError_t (*cubind__cuFileBatchIOSetUp_fn)(CUfileBatchHandle_t *batch_idp, unsigned int nr);
+typedef CUfileError_t (*cubind__cuFileBatchIOSubmit_fn)(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags);
+typedef CUfileError_t (*cubind__cuFileBatchIOGetStatus_fn)(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout);
+typedef CUfileError_t (*cubind__cuFileBatchIOCancel_fn)(CUfileBatchHandle_t batch_idp);
+typedef void (*cubind__cuFileBatchIODestroy_fn)(CUfileBatchHandle_t batch_idp);
+typedef CUfileError_t (*cubind__cuFileReadAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream);
+typedef CUfileError_t (*cubind__cuFileWriteAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream);
+typedef CUfileError_t (*cubind__cuFileStreamRegister_fn)(CUstream stream, unsigned int flags);
+typedef CUfileError_t (*cubind__cuFileStreamDeregister_fn)(CUstream stream);
+typedef CUfileError_t (*cubind__cuFileGetVersion_fn)(int *version);
+typedef CUfileError_t (*cubind__cuFileGetParameterSizeT_fn)(CUFileSizeTConfigParameter_t param, size_t *value);
+typedef CUfileError_t (*cubind__cuFileGetParameterBool_fn)(CUFileBoolConfigParameter_t param, bool *value);
+typedef CUfileError_t (*cubind__cuFileGetParameterString_fn)(CUFileStringConfigParameter_t param, char *desc_str, int len);
+typedef CUfileError_t (*cubind__cuFileGetParameterMinMaxValue_fn)(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value);
+typedef CUfileError_t (*cubind__cuFileSetParameterSizeT_fn)(CUFileSizeTConfigParameter_t param, size_t value);
+typedef CUfileError_t (*cubind__cuFileSetParameterBool_fn)(CUFileBoolConfigParameter_t param, bool value);
+typedef CUfileError_t (*cubind__cuFileSetParameterString_fn)(CUFileStringConfigParameter_t param, const char *desc_str);
+typedef CUfileError_t (*cubind__cuFileSetStatsLevel_fn)(int level);
+typedef CUfileError_t (*cubind__cuFileGetStatsLevel_fn)(int *level);
+typedef CUfileError_t (*cubind__cuFileStatsStart_fn)(void);
+typedef CUfileError_t (*cubind__cuFileStatsStop_fn)(void);
+typedef CUfileError_t (*cubind__cuFileStatsReset_fn)(void);
+typedef CUfileError_t (*cubind__cuFileGetStatsL1_fn)(CUfileStatsLevel1_t *stats);
+typedef CUfileError_t (*cubind__cuFileGetStatsL2_fn)(CUfileStatsLevel2_t *stats);
+typedef CUfileError_t (*cubind__cuFileGetStatsL3_fn)(CUfileStatsLevel3_t *stats);
+typedef CUfileError_t (*cubind__cuFileGetBARSizeInKB_fn)(int gpuIndex, size_t *barSize);
+typedef CUfileError_t (*cubind__cuFileSetParameterPosixPoolSlabArray_fn)(const size_t *size_values, const size_t *count_values, int len);
+typedef CUfileError_t (*cubind__cuFileGetParameterPosixPoolSlabArray_fn)(size_t *size_values, size_t *count_values, int len);
 
 /* What the wrapper calls until cuFileHandleRegister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 0), (uintptr_t)fh, (uintptr_t)descr);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 0), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)descr);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileHandleRegister_fn cubind_fn = (cubind__cuFileHandleRegister_fn)cubind__resolve(&cubind__cufile_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cuFileHandleRegister);
@@ -553,21 +651,19 @@ CUfileError_t cubind_cufile_handle_register(CUfileHandle_t *fh, CUfileDescr_t *d
     cubind__cuFileHandleRegister_fn cubind_fn = (cubind__cuFileHandleRegister_fn)cubind__target((cubind__fnptr)slow_cuFileHandleRegister, &cubind__cufile_offsets[0]);
     CUfileError_t cubind_status = cubind_fn(fh, descr);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 0, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(0, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef void (*cubind__cuFileHandleDeregister_fn)(CUfileHandle_t fh);
-
 /* What the wrapper calls until cuFileHandleDeregister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_cuFileHandleDeregister(CUfileHandle_t fh)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 1), (uintptr_t)fh);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 1), (cubind__word)(uintptr_t)fh);
     cubind__cuFileHandleDeregister_fn cubind_fn = (cubind__cuFileHandleDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 1, NULL, (cubind__fnptr)slow_cuFileHandleDeregister);
     if (cubind_fn != NULL) {
         cubind_fn(fh);
@@ -581,14 +677,12 @@ void cubind_cufile_handle_deregister(CUfileHandle_t fh)
     cubind_fn(fh);
 }
 
-typedef CUfileError_t (*cubind__cuFileBufRegister_fn)(const void *bufPtr_base, size_t length, int flags);
-
 /* What the wrapper calls until cuFileBufRegister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 2), (uintptr_t)bufPtr_base, (unsigned long long)length, (long long)flags);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 2), (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)length, (cubind__word)flags);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBufRegister_fn cubind_fn = (cubind__cuFileBufRegister_fn)cubind__resolve(&cubind__cufile_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cuFileBufRegister);
@@ -613,21 +707,19 @@ CUfileError_t cubind_cufile_buf_register(const void *bufPtr_base, size_t length,
     cubind__cuFileBufRegister_fn cubind_fn = (cubind__cuFileBufRegister_fn)cubind__target((cubind__fnptr)slow_cuFileBufRegister, &cubind__cufile_offsets[2]);
     CUfileError_t cubind_status = cubind_fn(bufPtr_base, length, flags);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 2, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(2, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBufDeregister_fn)(const void *bufPtr_base);
-
 /* What the wrapper calls until cuFileBufDeregister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBufDeregister(const void *bufPtr_base)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 3), (uintptr_t)bufPtr_base);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 3), (cubind__word)(uintptr_t)bufPtr_base);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBufDeregister_fn cubind_fn = (cubind__cuFileBufDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cuFileBufDeregister);
@@ -652,25 +744,23 @@ CUfileError_t cubind_cufile_buf_deregister(const void *bufPtr_base)
     cubind__cuFileBufDeregister_fn cubind_fn = (cubind__cuFileBufDeregister_fn)cubind__target((cubind__fnptr)slow_cuFileBufDeregister, &cubind__cufile_offsets[3]);
     CUfileError_t cubind_status = cubind_fn(bufPtr_base);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 3, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(3, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ssize_t (*cubind__cuFileRead_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
-
 /* What the wrapper calls until cuFileRead is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ssize_t slow_cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 4), (uintptr_t)fh, (uintptr_t)bufPtr_base, (unsigned long long)size, (long long)file_offset, (long long)bufPtr_offset);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 4), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)size, (cubind__word)file_offset, (cubind__word)bufPtr_offset);
     int cubind_unavailable; /* the fixed status of the failure, decided by cubind__resolve: returned negated */
     cubind__cuFileRead_fn cubind_fn = (cubind__cuFileRead_fn)cubind__resolve(&cubind__cufile_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cuFileRead);
     ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)-(long long)cubind_unavailable;
-    CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -680,18 +770,16 @@ ssize_t cubind_cufile_read(CUfileHandle_t fh, void *bufPtr_base, size_t size, of
     return cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset);
 }
 
-typedef ssize_t (*cubind__cuFileWrite_fn)(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
-
 /* What the wrapper calls until cuFileWrite is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ssize_t slow_cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 5), (uintptr_t)fh, (uintptr_t)bufPtr_base, (unsigned long long)size, (long long)file_offset, (long long)bufPtr_offset);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 5), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)size, (cubind__word)file_offset, (cubind__word)bufPtr_offset);
     int cubind_unavailable; /* the fixed status of the failure, decided by cubind__resolve: returned negated */
     cubind__cuFileWrite_fn cubind_fn = (cubind__cuFileWrite_fn)cubind__resolve(&cubind__cufile_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cuFileWrite);
     ssize_t cubind_result = cubind_fn != NULL ? cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset) : (ssize_t)-(long long)cubind_unavailable;
-    CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -701,14 +789,12 @@ ssize_t cubind_cufile_write(CUfileHandle_t fh, const void *bufPtr_base, size_t s
     return cubind_fn(fh, bufPtr_base, size, file_offset, bufPtr_offset);
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverOpen_fn)(void);
-
 /* What the wrapper calls until cuFileDriverOpen is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverOpen(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 6));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 6));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverOpen_fn cubind_fn = (cubind__cuFileDriverOpen_fn)cubind__resolve(&cubind__cufile_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverOpen);
@@ -733,21 +819,19 @@ CUfileError_t cubind_cufile_driver_open(void)
     cubind__cuFileDriverOpen_fn cubind_fn = (cubind__cuFileDriverOpen_fn)cubind__target((cubind__fnptr)slow_cuFileDriverOpen, &cubind__cufile_offsets[6]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 6, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(6, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverClose_fn)(void);
-
 /* What the wrapper calls until cuFileDriverClose is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverClose(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 7));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 7));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverClose_fn cubind_fn = (cubind__cuFileDriverClose_fn)cubind__resolve(&cubind__cufile_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverClose);
@@ -772,21 +856,19 @@ CUfileError_t cubind_cufile_driver_close(void)
     cubind__cuFileDriverClose_fn cubind_fn = (cubind__cuFileDriverClose_fn)cubind__target((cubind__fnptr)slow_cuFileDriverClose, &cubind__cufile_offsets[7]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 7, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(7, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverClose_v2_fn)(void);
-
 /* What the wrapper calls until cuFileDriverClose_v2 is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverClose_v2(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 8));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 8));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverClose_v2_fn cubind_fn = (cubind__cuFileDriverClose_v2_fn)cubind__resolve(&cubind__cufile_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverClose_v2);
@@ -811,24 +893,22 @@ CUfileError_t cubind_cufile_driver_close_v2(void)
     cubind__cuFileDriverClose_v2_fn cubind_fn = (cubind__cuFileDriverClose_v2_fn)cubind__target((cubind__fnptr)slow_cuFileDriverClose_v2, &cubind__cufile_offsets[8]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 8, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(8, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef long (*cubind__cuFileUseCount_fn)(void);
-
 /* What the wrapper calls until cuFileUseCount is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD long slow_cuFileUseCount(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 9));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 9));
     cubind__cuFileUseCount_fn cubind_fn = (cubind__cuFileUseCount_fn)cubind__resolve(&cubind__cufile_symbols.table, 9, NULL, (cubind__fnptr)slow_cuFileUseCount);
     long cubind_result = cubind_fn != NULL ? cubind_fn() : (long)0;
-    CUBIND__TRACE_RESULT(cubind_call, (long long)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)cubind_result);
     return cubind_result;
 }
 
@@ -838,14 +918,12 @@ long cubind_cufile_use_count(void)
     return cubind_fn();
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverGetProperties_fn)(CUfileDrvProps_t *props);
-
 /* What the wrapper calls until cuFileDriverGetProperties is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverGetProperties(CUfileDrvProps_t *props)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 10), (uintptr_t)props);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 10), (cubind__word)(uintptr_t)props);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverGetProperties_fn cubind_fn = (cubind__cuFileDriverGetProperties_fn)cubind__resolve(&cubind__cufile_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverGetProperties);
@@ -870,21 +948,19 @@ CUfileError_t cubind_cufile_driver_get_properties(CUfileDrvProps_t *props)
     cubind__cuFileDriverGetProperties_fn cubind_fn = (cubind__cuFileDriverGetProperties_fn)cubind__target((cubind__fnptr)slow_cuFileDriverGetProperties, &cubind__cufile_offsets[10]);
     CUfileError_t cubind_status = cubind_fn(props);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 10, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(10, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetPollMode_fn)(bool poll, size_t poll_threshold_size);
-
 /* What the wrapper calls until cuFileDriverSetPollMode is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetPollMode(bool poll, size_t poll_threshold_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 11), (unsigned long long)poll, (unsigned long long)poll_threshold_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 11), (cubind__word)poll, (cubind__word)poll_threshold_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetPollMode_fn cubind_fn = (cubind__cuFileDriverSetPollMode_fn)cubind__resolve(&cubind__cufile_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetPollMode);
@@ -909,21 +985,19 @@ CUfileError_t cubind_cufile_driver_set_poll_mode(bool poll, size_t poll_threshol
     cubind__cuFileDriverSetPollMode_fn cubind_fn = (cubind__cuFileDriverSetPollMode_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetPollMode, &cubind__cufile_offsets[11]);
     CUfileError_t cubind_status = cubind_fn(poll, poll_threshold_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 11, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(11, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetMaxDirectIOSize_fn)(size_t max_direct_io_size);
-
 /* What the wrapper calls until cuFileDriverSetMaxDirectIOSize is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 12), (unsigned long long)max_direct_io_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 12), (cubind__word)max_direct_io_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetMaxDirectIOSize_fn cubind_fn = (cubind__cuFileDriverSetMaxDirectIOSize_fn)cubind__resolve(&cubind__cufile_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetMaxDirectIOSize);
@@ -948,21 +1022,19 @@ CUfileError_t cubind_cufile_driver_set_max_direct_io_size(size_t max_direct_io_s
     cubind__cuFileDriverSetMaxDirectIOSize_fn cubind_fn = (cubind__cuFileDriverSetMaxDirectIOSize_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetMaxDirectIOSize, &cubind__cufile_offsets[12]);
     CUfileError_t cubind_status = cubind_fn(max_direct_io_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 12, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(12, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetMaxCacheSize_fn)(size_t max_cache_size);
-
 /* What the wrapper calls until cuFileDriverSetMaxCacheSize is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetMaxCacheSize(size_t max_cache_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 13), (unsigned long long)max_cache_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 13), (cubind__word)max_cache_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetMaxCacheSize_fn cubind_fn = (cubind__cuFileDriverSetMaxCacheSize_fn)cubind__resolve(&cubind__cufile_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetMaxCacheSize);
@@ -987,21 +1059,19 @@ CUfileError_t cubind_cufile_driver_set_max_cache_size(size_t max_cache_size)
     cubind__cuFileDriverSetMaxCacheSize_fn cubind_fn = (cubind__cuFileDriverSetMaxCacheSize_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetMaxCacheSize, &cubind__cufile_offsets[13]);
     CUfileError_t cubind_status = cubind_fn(max_cache_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 13, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(13, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileDriverSetMaxPinnedMemSize_fn)(size_t max_pinned_size);
-
 /* What the wrapper calls until cuFileDriverSetMaxPinnedMemSize is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 14), (unsigned long long)max_pinned_size);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 14), (cubind__word)max_pinned_size);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileDriverSetMaxPinnedMemSize_fn cubind_fn = (cubind__cuFileDriverSetMaxPinnedMemSize_fn)cubind__resolve(&cubind__cufile_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cuFileDriverSetMaxPinnedMemSize);
@@ -1026,21 +1096,19 @@ CUfileError_t cubind_cufile_driver_set_max_pinned_mem_size(size_t max_pinned_siz
     cubind__cuFileDriverSetMaxPinnedMemSize_fn cubind_fn = (cubind__cuFileDriverSetMaxPinnedMemSize_fn)cubind__target((cubind__fnptr)slow_cuFileDriverSetMaxPinnedMemSize, &cubind__cufile_offsets[14]);
     CUfileError_t cubind_status = cubind_fn(max_pinned_size);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 14, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(14, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOSetUp_fn)(CUfileBatchHandle_t *batch_idp, unsigned int nr);
-
 /* What the wrapper calls until cuFileBatchIOSetUp is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 15), (uintptr_t)batch_idp, (unsigned long long)nr);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 15), (cubind__word)(uintptr_t)batch_idp, (cubind__word)nr);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOSetUp_fn cubind_fn = (cubind__cuFileBatchIOSetUp_fn)cubind__resolve(&cubind__cufile_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOSetUp);
@@ -1065,21 +1133,19 @@ CUfileError_t cubind_cufile_batch_io_set_up(CUfileBatchHandle_t *batch_idp, unsi
     cubind__cuFileBatchIOSetUp_fn cubind_fn = (cubind__cuFileBatchIOSetUp_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOSetUp, &cubind__cufile_offsets[15]);
     CUfileError_t cubind_status = cubind_fn(batch_idp, nr);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 15, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(15, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOSubmit_fn)(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags);
-
 /* What the wrapper calls until cuFileBatchIOSubmit is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 16), (uintptr_t)batch_idp, (unsigned long long)nr, (uintptr_t)iocbp, (unsigned long long)flags);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 16), (cubind__word)(uintptr_t)batch_idp, (cubind__word)nr, (cubind__word)(uintptr_t)iocbp, (cubind__word)flags);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOSubmit_fn cubind_fn = (cubind__cuFileBatchIOSubmit_fn)cubind__resolve(&cubind__cufile_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOSubmit);
@@ -1104,21 +1170,19 @@ CUfileError_t cubind_cufile_batch_io_submit(CUfileBatchHandle_t batch_idp, unsig
     cubind__cuFileBatchIOSubmit_fn cubind_fn = (cubind__cuFileBatchIOSubmit_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOSubmit, &cubind__cufile_offsets[16]);
     CUfileError_t cubind_status = cubind_fn(batch_idp, nr, iocbp, flags);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 16, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(16, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOGetStatus_fn)(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout);
-
 /* What the wrapper calls until cuFileBatchIOGetStatus is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 17), (uintptr_t)batch_idp, (unsigned long long)min_nr, (uintptr_t)nr, (uintptr_t)iocbp, (uintptr_t)timeout);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 17), (cubind__word)(uintptr_t)batch_idp, (cubind__word)min_nr, (cubind__word)(uintptr_t)nr, (cubind__word)(uintptr_t)iocbp, (cubind__word)(uintptr_t)timeout);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOGetStatus_fn cubind_fn = (cubind__cuFileBatchIOGetStatus_fn)cubind__resolve(&cubind__cufile_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOGetStatus);
@@ -1143,21 +1207,19 @@ CUfileError_t cubind_cufile_batch_io_get_status(CUfileBatchHandle_t batch_idp, u
     cubind__cuFileBatchIOGetStatus_fn cubind_fn = (cubind__cuFileBatchIOGetStatus_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOGetStatus, &cubind__cufile_offsets[17]);
     CUfileError_t cubind_status = cubind_fn(batch_idp, min_nr, nr, iocbp, timeout);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 17, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(17, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileBatchIOCancel_fn)(CUfileBatchHandle_t batch_idp);
-
 /* What the wrapper calls until cuFileBatchIOCancel is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 18), (uintptr_t)batch_idp);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 18), (cubind__word)(uintptr_t)batch_idp);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileBatchIOCancel_fn cubind_fn = (cubind__cuFileBatchIOCancel_fn)cubind__resolve(&cubind__cufile_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cuFileBatchIOCancel);
@@ -1182,21 +1244,19 @@ CUfileError_t cubind_cufile_batch_io_cancel(CUfileBatchHandle_t batch_idp)
     cubind__cuFileBatchIOCancel_fn cubind_fn = (cubind__cuFileBatchIOCancel_fn)cubind__target((cubind__fnptr)slow_cuFileBatchIOCancel, &cubind__cufile_offsets[18]);
     CUfileError_t cubind_status = cubind_fn(batch_idp);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 18, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(18, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef void (*cubind__cuFileBatchIODestroy_fn)(CUfileBatchHandle_t batch_idp);
-
 /* What the wrapper calls until cuFileBatchIODestroy is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 19), (uintptr_t)batch_idp);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 19), (cubind__word)(uintptr_t)batch_idp);
     cubind__cuFileBatchIODestroy_fn cubind_fn = (cubind__cuFileBatchIODestroy_fn)cubind__resolve(&cubind__cufile_symbols.table, 19, NULL, (cubind__fnptr)slow_cuFileBatchIODestroy);
     if (cubind_fn != NULL) {
         cubind_fn(batch_idp);
@@ -1210,14 +1270,12 @@ void cubind_cufile_batch_io_destroy(CUfileBatchHandle_t batch_idp)
     cubind_fn(batch_idp);
 }
 
-typedef CUfileError_t (*cubind__cuFileReadAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream);
-
 /* What the wrapper calls until cuFileReadAsync is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 20), (uintptr_t)fh, (uintptr_t)bufPtr_base, (uintptr_t)size_p, (uintptr_t)file_offset_p, (uintptr_t)bufPtr_offset_p, (uintptr_t)bytes_read_p, (uintptr_t)stream);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 20), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)(uintptr_t)size_p, (cubind__word)(uintptr_t)file_offset_p, (cubind__word)(uintptr_t)bufPtr_offset_p, (cubind__word)(uintptr_t)bytes_read_p, (cubind__word)(uintptr_t)stream);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileReadAsync_fn cubind_fn = (cubind__cuFileReadAsync_fn)cubind__resolve(&cubind__cufile_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cuFileReadAsync);
@@ -1242,21 +1300,19 @@ CUfileError_t cubind_cufile_read_async(CUfileHandle_t fh, void *bufPtr_base, siz
     cubind__cuFileReadAsync_fn cubind_fn = (cubind__cuFileReadAsync_fn)cubind__target((cubind__fnptr)slow_cuFileReadAsync, &cubind__cufile_offsets[20]);
     CUfileError_t cubind_status = cubind_fn(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_read_p, stream);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 20, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(20, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileWriteAsync_fn)(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream);
-
 /* What the wrapper calls until cuFileWriteAsync is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 21), (uintptr_t)fh, (uintptr_t)bufPtr_base, (uintptr_t)size_p, (uintptr_t)file_offset_p, (uintptr_t)bufPtr_offset_p, (uintptr_t)bytes_written_p, (uintptr_t)stream);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 21), (cubind__word)(uintptr_t)fh, (cubind__word)(uintptr_t)bufPtr_base, (cubind__word)(uintptr_t)size_p, (cubind__word)(uintptr_t)file_offset_p, (cubind__word)(uintptr_t)bufPtr_offset_p, (cubind__word)(uintptr_t)bytes_written_p, (cubind__word)(uintptr_t)stream);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileWriteAsync_fn cubind_fn = (cubind__cuFileWriteAsync_fn)cubind__resolve(&cubind__cufile_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cuFileWriteAsync);
@@ -1281,21 +1337,19 @@ CUfileError_t cubind_cufile_write_async(CUfileHandle_t fh, void *bufPtr_base, si
     cubind__cuFileWriteAsync_fn cubind_fn = (cubind__cuFileWriteAsync_fn)cubind__target((cubind__fnptr)slow_cuFileWriteAsync, &cubind__cufile_offsets[21]);
     CUfileError_t cubind_status = cubind_fn(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_written_p, stream);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 21, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(21, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStreamRegister_fn)(CUstream stream, unsigned int flags);
-
 /* What the wrapper calls until cuFileStreamRegister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStreamRegister(CUstream stream, unsigned int flags)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 22), (uintptr_t)stream, (unsigned long long)flags);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 22), (cubind__word)(uintptr_t)stream, (cubind__word)flags);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStreamRegister_fn cubind_fn = (cubind__cuFileStreamRegister_fn)cubind__resolve(&cubind__cufile_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cuFileStreamRegister);
@@ -1320,21 +1374,19 @@ CUfileError_t cubind_cufile_stream_register(CUstream stream, unsigned int flags)
     cubind__cuFileStreamRegister_fn cubind_fn = (cubind__cuFileStreamRegister_fn)cubind__target((cubind__fnptr)slow_cuFileStreamRegister, &cubind__cufile_offsets[22]);
     CUfileError_t cubind_status = cubind_fn(stream, flags);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 22, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(22, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStreamDeregister_fn)(CUstream stream);
-
 /* What the wrapper calls until cuFileStreamDeregister is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStreamDeregister(CUstream stream)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 23), (uintptr_t)stream);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 23), (cubind__word)(uintptr_t)stream);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStreamDeregister_fn cubind_fn = (cubind__cuFileStreamDeregister_fn)cubind__resolve(&cubind__cufile_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cuFileStreamDeregister);
@@ -1359,21 +1411,19 @@ CUfileError_t cubind_cufile_stream_deregister(CUstream stream)
     cubind__cuFileStreamDeregister_fn cubind_fn = (cubind__cuFileStreamDeregister_fn)cubind__target((cubind__fnptr)slow_cuFileStreamDeregister, &cubind__cufile_offsets[23]);
     CUfileError_t cubind_status = cubind_fn(stream);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 23, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(23, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetVersion_fn)(int *version);
-
 /* What the wrapper calls until cuFileGetVersion is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetVersion(int *version)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 24), (uintptr_t)version);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 24), (cubind__word)(uintptr_t)version);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetVersion_fn cubind_fn = (cubind__cuFileGetVersion_fn)cubind__resolve(&cubind__cufile_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetVersion);
@@ -1398,21 +1448,19 @@ CUfileError_t cubind_cufile_get_version(int *version)
     cubind__cuFileGetVersion_fn cubind_fn = (cubind__cuFileGetVersion_fn)cubind__target((cubind__fnptr)slow_cuFileGetVersion, &cubind__cufile_offsets[24]);
     CUfileError_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 24, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(24, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetParameterSizeT_fn)(CUFileSizeTConfigParameter_t param, size_t *value);
-
 /* What the wrapper calls until cuFileGetParameterSizeT is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 25), (long long)param, (uintptr_t)value);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 25), (cubind__word)param, (cubind__word)(uintptr_t)value);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetParameterSizeT_fn cubind_fn = (cubind__cuFileGetParameterSizeT_fn)cubind__resolve(&cubind__cufile_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetParameterSizeT);
@@ -1437,21 +1485,19 @@ CUfileError_t cubind_cufile_get_parameter_size_t(CUFileSizeTConfigParameter_t pa
     cubind__cuFileGetParameterSizeT_fn cubind_fn = (cubind__cuFileGetParameterSizeT_fn)cubind__target((cubind__fnptr)slow_cuFileGetParameterSizeT, &cubind__cufile_offsets[25]);
     CUfileError_t cubind_status = cubind_fn(param, value);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 25, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(25, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetParameterBool_fn)(CUFileBoolConfigParameter_t param, bool *value);
-
 /* What the wrapper calls until cuFileGetParameterBool is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetParameterBool(CUFileBoolConfigParameter_t param, bool *value)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 26), (long long)param, (uintptr_t)value);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 26), (cubind__word)param, (cubind__word)(uintptr_t)value);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetParameterBool_fn cubind_fn = (cubind__cuFileGetParameterBool_fn)cubind__resolve(&cubind__cufile_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetParameterBool);
@@ -1476,21 +1522,19 @@ CUfileError_t cubind_cufile_get_parameter_bool(CUFileBoolConfigParameter_t param
     cubind__cuFileGetParameterBool_fn cubind_fn = (cubind__cuFileGetParameterBool_fn)cubind__target((cubind__fnptr)slow_cuFileGetParameterBool, &cubind__cufile_offsets[26]);
     CUfileError_t cubind_status = cubind_fn(param, value);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 26, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(26, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetParameterString_fn)(CUFileStringConfigParameter_t param, char *desc_str, int len);
-
 /* What the wrapper calls until cuFileGetParameterString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 27), (long long)param, (uintptr_t)desc_str, (long long)len);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 27), (cubind__word)param, (cubind__word)(uintptr_t)desc_str, (cubind__word)len);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetParameterString_fn cubind_fn = (cubind__cuFileGetParameterString_fn)cubind__resolve(&cubind__cufile_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetParameterString);
@@ -1515,21 +1559,19 @@ CUfileError_t cubind_cufile_get_parameter_string(CUFileStringConfigParameter_t p
     cubind__cuFileGetParameterString_fn cubind_fn = (cubind__cuFileGetParameterString_fn)cubind__target((cubind__fnptr)slow_cuFileGetParameterString, &cubind__cufile_offsets[27]);
     CUfileError_t cubind_status = cubind_fn(param, desc_str, len);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 27, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(27, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetParameterMinMaxValue_fn)(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value);
-
 /* What the wrapper calls until cuFileGetParameterMinMaxValue is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 28), (long long)param, (uintptr_t)min_value, (uintptr_t)max_value);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 28), (cubind__word)param, (cubind__word)(uintptr_t)min_value, (cubind__word)(uintptr_t)max_value);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetParameterMinMaxValue_fn cubind_fn = (cubind__cuFileGetParameterMinMaxValue_fn)cubind__resolve(&cubind__cufile_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetParameterMinMaxValue);
@@ -1554,21 +1596,19 @@ CUfileError_t cubind_cufile_get_parameter_min_max_value(CUFileSizeTConfigParamet
     cubind__cuFileGetParameterMinMaxValue_fn cubind_fn = (cubind__cuFileGetParameterMinMaxValue_fn)cubind__target((cubind__fnptr)slow_cuFileGetParameterMinMaxValue, &cubind__cufile_offsets[28]);
     CUfileError_t cubind_status = cubind_fn(param, min_value, max_value);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 28, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(28, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileSetParameterSizeT_fn)(CUFileSizeTConfigParameter_t param, size_t value);
-
 /* What the wrapper calls until cuFileSetParameterSizeT is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 29), (long long)param, (unsigned long long)value);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 29), (cubind__word)param, (cubind__word)value);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileSetParameterSizeT_fn cubind_fn = (cubind__cuFileSetParameterSizeT_fn)cubind__resolve(&cubind__cufile_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cuFileSetParameterSizeT);
@@ -1593,21 +1633,19 @@ CUfileError_t cubind_cufile_set_parameter_size_t(CUFileSizeTConfigParameter_t pa
     cubind__cuFileSetParameterSizeT_fn cubind_fn = (cubind__cuFileSetParameterSizeT_fn)cubind__target((cubind__fnptr)slow_cuFileSetParameterSizeT, &cubind__cufile_offsets[29]);
     CUfileError_t cubind_status = cubind_fn(param, value);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 29, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(29, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileSetParameterBool_fn)(CUFileBoolConfigParameter_t param, bool value);
-
 /* What the wrapper calls until cuFileSetParameterBool is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileSetParameterBool(CUFileBoolConfigParameter_t param, bool value)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 30), (long long)param, (unsigned long long)value);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 30), (cubind__word)param, (cubind__word)value);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileSetParameterBool_fn cubind_fn = (cubind__cuFileSetParameterBool_fn)cubind__resolve(&cubind__cufile_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cuFileSetParameterBool);
@@ -1632,21 +1670,19 @@ CUfileError_t cubind_cufile_set_parameter_bool(CUFileBoolConfigParameter_t param
     cubind__cuFileSetParameterBool_fn cubind_fn = (cubind__cuFileSetParameterBool_fn)cubind__target((cubind__fnptr)slow_cuFileSetParameterBool, &cubind__cufile_offsets[30]);
     CUfileError_t cubind_status = cubind_fn(param, value);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 30, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(30, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileSetParameterString_fn)(CUFileStringConfigParameter_t param, const char *desc_str);
-
 /* What the wrapper calls until cuFileSetParameterString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 31), (long long)param, (uintptr_t)desc_str);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 31), (cubind__word)param, (cubind__word)(uintptr_t)desc_str);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileSetParameterString_fn cubind_fn = (cubind__cuFileSetParameterString_fn)cubind__resolve(&cubind__cufile_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cuFileSetParameterString);
@@ -1671,21 +1707,19 @@ CUfileError_t cubind_cufile_set_parameter_string(CUFileStringConfigParameter_t p
     cubind__cuFileSetParameterString_fn cubind_fn = (cubind__cuFileSetParameterString_fn)cubind__target((cubind__fnptr)slow_cuFileSetParameterString, &cubind__cufile_offsets[31]);
     CUfileError_t cubind_status = cubind_fn(param, desc_str);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 31, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(31, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileSetStatsLevel_fn)(int level);
-
 /* What the wrapper calls until cuFileSetStatsLevel is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileSetStatsLevel(int level)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 32), (long long)level);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 32), (cubind__word)level);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileSetStatsLevel_fn cubind_fn = (cubind__cuFileSetStatsLevel_fn)cubind__resolve(&cubind__cufile_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cuFileSetStatsLevel);
@@ -1710,21 +1744,19 @@ CUfileError_t cubind_cufile_set_stats_level(int level)
     cubind__cuFileSetStatsLevel_fn cubind_fn = (cubind__cuFileSetStatsLevel_fn)cubind__target((cubind__fnptr)slow_cuFileSetStatsLevel, &cubind__cufile_offsets[32]);
     CUfileError_t cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 32, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(32, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetStatsLevel_fn)(int *level);
-
 /* What the wrapper calls until cuFileGetStatsLevel is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetStatsLevel(int *level)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 33), (uintptr_t)level);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 33), (cubind__word)(uintptr_t)level);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetStatsLevel_fn cubind_fn = (cubind__cuFileGetStatsLevel_fn)cubind__resolve(&cubind__cufile_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetStatsLevel);
@@ -1749,21 +1781,19 @@ CUfileError_t cubind_cufile_get_stats_level(int *level)
     cubind__cuFileGetStatsLevel_fn cubind_fn = (cubind__cuFileGetStatsLevel_fn)cubind__target((cubind__fnptr)slow_cuFileGetStatsLevel, &cubind__cufile_offsets[33]);
     CUfileError_t cubind_status = cubind_fn(level);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 33, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(33, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStatsStart_fn)(void);
-
 /* What the wrapper calls until cuFileStatsStart is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStatsStart(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 34));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 34));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStatsStart_fn cubind_fn = (cubind__cuFileStatsStart_fn)cubind__resolve(&cubind__cufile_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cuFileStatsStart);
@@ -1788,21 +1818,19 @@ CUfileError_t cubind_cufile_stats_start(void)
     cubind__cuFileStatsStart_fn cubind_fn = (cubind__cuFileStatsStart_fn)cubind__target((cubind__fnptr)slow_cuFileStatsStart, &cubind__cufile_offsets[34]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 34, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(34, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStatsStop_fn)(void);
-
 /* What the wrapper calls until cuFileStatsStop is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStatsStop(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 35));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 35));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStatsStop_fn cubind_fn = (cubind__cuFileStatsStop_fn)cubind__resolve(&cubind__cufile_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cuFileStatsStop);
@@ -1827,21 +1855,19 @@ CUfileError_t cubind_cufile_stats_stop(void)
     cubind__cuFileStatsStop_fn cubind_fn = (cubind__cuFileStatsStop_fn)cubind__target((cubind__fnptr)slow_cuFileStatsStop, &cubind__cufile_offsets[35]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 35, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(35, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileStatsReset_fn)(void);
-
 /* What the wrapper calls until cuFileStatsReset is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileStatsReset(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 36));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 36));
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileStatsReset_fn cubind_fn = (cubind__cuFileStatsReset_fn)cubind__resolve(&cubind__cufile_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cuFileStatsReset);
@@ -1866,21 +1892,19 @@ CUfileError_t cubind_cufile_stats_reset(void)
     cubind__cuFileStatsReset_fn cubind_fn = (cubind__cuFileStatsReset_fn)cubind__target((cubind__fnptr)slow_cuFileStatsReset, &cubind__cufile_offsets[36]);
     CUfileError_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 36, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(36, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetStatsL1_fn)(CUfileStatsLevel1_t *stats);
-
 /* What the wrapper calls until cuFileGetStatsL1 is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetStatsL1(CUfileStatsLevel1_t *stats)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 37), (uintptr_t)stats);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 37), (cubind__word)(uintptr_t)stats);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetStatsL1_fn cubind_fn = (cubind__cuFileGetStatsL1_fn)cubind__resolve(&cubind__cufile_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetStatsL1);
@@ -1905,21 +1929,19 @@ CUfileError_t cubind_cufile_get_stats_l1(CUfileStatsLevel1_t *stats)
     cubind__cuFileGetStatsL1_fn cubind_fn = (cubind__cuFileGetStatsL1_fn)cubind__target((cubind__fnptr)slow_cuFileGetStatsL1, &cubind__cufile_offsets[37]);
     CUfileError_t cubind_status = cubind_fn(stats);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 37, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(37, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetStatsL2_fn)(CUfileStatsLevel2_t *stats);
-
 /* What the wrapper calls until cuFileGetStatsL2 is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetStatsL2(CUfileStatsLevel2_t *stats)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 38), (uintptr_t)stats);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 38), (cubind__word)(uintptr_t)stats);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetStatsL2_fn cubind_fn = (cubind__cuFileGetStatsL2_fn)cubind__resolve(&cubind__cufile_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetStatsL2);
@@ -1944,21 +1966,19 @@ CUfileError_t cubind_cufile_get_stats_l2(CUfileStatsLevel2_t *stats)
     cubind__cuFileGetStatsL2_fn cubind_fn = (cubind__cuFileGetStatsL2_fn)cubind__target((cubind__fnptr)slow_cuFileGetStatsL2, &cubind__cufile_offsets[38]);
     CUfileError_t cubind_status = cubind_fn(stats);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 38, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(38, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetStatsL3_fn)(CUfileStatsLevel3_t *stats);
-
 /* What the wrapper calls until cuFileGetStatsL3 is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetStatsL3(CUfileStatsLevel3_t *stats)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 39), (uintptr_t)stats);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 39), (cubind__word)(uintptr_t)stats);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetStatsL3_fn cubind_fn = (cubind__cuFileGetStatsL3_fn)cubind__resolve(&cubind__cufile_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetStatsL3);
@@ -1983,21 +2003,19 @@ CUfileError_t cubind_cufile_get_stats_l3(CUfileStatsLevel3_t *stats)
     cubind__cuFileGetStatsL3_fn cubind_fn = (cubind__cuFileGetStatsL3_fn)cubind__target((cubind__fnptr)slow_cuFileGetStatsL3, &cubind__cufile_offsets[39]);
     CUfileError_t cubind_status = cubind_fn(stats);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 39, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(39, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetBARSizeInKB_fn)(int gpuIndex, size_t *barSize);
-
 /* What the wrapper calls until cuFileGetBARSizeInKB is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 40), (long long)gpuIndex, (uintptr_t)barSize);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 40), (cubind__word)gpuIndex, (cubind__word)(uintptr_t)barSize);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetBARSizeInKB_fn cubind_fn = (cubind__cuFileGetBARSizeInKB_fn)cubind__resolve(&cubind__cufile_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetBARSizeInKB);
@@ -2022,21 +2040,19 @@ CUfileError_t cubind_cufile_get_bar_size_in_kb(int gpuIndex, size_t *barSize)
     cubind__cuFileGetBARSizeInKB_fn cubind_fn = (cubind__cuFileGetBARSizeInKB_fn)cubind__target((cubind__fnptr)slow_cuFileGetBARSizeInKB, &cubind__cufile_offsets[40]);
     CUfileError_t cubind_status = cubind_fn(gpuIndex, barSize);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 40, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(40, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileSetParameterPosixPoolSlabArray_fn)(const size_t *size_values, const size_t *count_values, int len);
-
 /* What the wrapper calls until cuFileSetParameterPosixPoolSlabArray is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 41), (uintptr_t)size_values, (uintptr_t)count_values, (long long)len);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 41), (cubind__word)(uintptr_t)size_values, (cubind__word)(uintptr_t)count_values, (cubind__word)len);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileSetParameterPosixPoolSlabArray_fn cubind_fn = (cubind__cuFileSetParameterPosixPoolSlabArray_fn)cubind__resolve(&cubind__cufile_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cuFileSetParameterPosixPoolSlabArray);
@@ -2061,21 +2077,19 @@ CUfileError_t cubind_cufile_set_parameter_posix_pool_slab_array(const size_t *si
     cubind__cuFileSetParameterPosixPoolSlabArray_fn cubind_fn = (cubind__cuFileSetParameterPosixPoolSlabArray_fn)cubind__target((cubind__fnptr)slow_cuFileSetParameterPosixPoolSlabArray, &cubind__cufile_offsets[41]);
     CUfileError_t cubind_status = cubind_fn(size_values, count_values, len);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 41, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(41, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUfileError_t (*cubind__cuFileGetParameterPosixPoolSlabArray_fn)(size_t *size_values, size_t *count_values, int len);
-
 /* What the wrapper calls until cuFileGetParameterPosixPoolSlabArray is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD CUfileError_t slow_cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUFILE, 42), (uintptr_t)size_values, (uintptr_t)count_values, (long long)len);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFILE, 42), (cubind__word)(uintptr_t)size_values, (cubind__word)(uintptr_t)count_values, (cubind__word)len);
     static const CUfileError_t cubind_zero; /* all zero: the record returned when the call cannot be made */
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__cuFileGetParameterPosixPoolSlabArray_fn cubind_fn = (cubind__cuFileGetParameterPosixPoolSlabArray_fn)cubind__resolve(&cubind__cufile_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cuFileGetParameterPosixPoolSlabArray);
@@ -2100,7 +2114,7 @@ CUfileError_t cubind_cufile_get_parameter_posix_pool_slab_array(size_t *size_val
     cubind__cuFileGetParameterPosixPoolSlabArray_fn cubind_fn = (cubind__cuFileGetParameterPosixPoolSlabArray_fn)cubind__target((cubind__fnptr)slow_cuFileGetParameterPosixPoolSlabArray, &cubind__cufile_offsets[42]);
     CUfileError_t cubind_status = cubind_fn(size_values, count_values, len);
     if (CUBIND_UNLIKELY((cubind_status).err != CU_FILE_SUCCESS)) {
-        (cubind_status).err = (CUfileOpError)cubind__wrapper_status_error_detail(&cubind__cufile_symbols.table, 42, (int)(cubind_status).err, (int)(cubind_status).cu_err);
+        (cubind_status).err = (CUfileOpError)cubind_failed_detail(42, (int)(cubind_status).err, (int)(cubind_status).cu_err);
         return cubind_status;
     }
     CUBIND_AS_RETURNED(cubind_status);

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -37,8 +38,9 @@ cubind_slot *const cubind_cupti_slots_ee3413016ddb = (cubind_slot *)cubind__cupt
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cupti_symbols {
     cubind__symbol_table table;
     struct names {
@@ -398,290 +400,343 @@ const struct cubind__cupti_symbols {
         char wrapper_cubind_cupti_profiler_host_get_num_of_passes[45];
         char symbol_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass[49];
         char wrapper_cubind_cupti_profiler_host_get_max_num_hardware_metrics_per_pass[65];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[18];
-        char trace_1[12];
-        char trace_2[29];
-        char trace_3[35];
-        char trace_4[44];
-        char trace_5[15];
-        char trace_6[39];
-        char trace_7[39];
-        char trace_8[33];
-        char trace_9[23];
-        char trace_10[25];
-        char trace_11[20];
-        char trace_12[39];
-        char trace_13[23];
-        char trace_14[40];
-        char trace_15[52];
-        char trace_16[15];
-        char trace_17[32];
-        char trace_18[44];
-        char trace_19[27];
-        char trace_20[44];
-        char trace_21[38];
-        char trace_22[29];
-        char trace_23[31];
-        char trace_24[15];
-        char trace_25[43];
-        char trace_26[43];
-        char trace_27[22];
-        char trace_28[76];
-        char trace_29[123];
-        char trace_30[67];
-        char trace_31[19];
-        char trace_32[18];
-        char trace_33[12];
-        char trace_34[27];
-        char trace_35[15];
-        char trace_36[32];
-        char trace_37[23];
-        char trace_38[40];
-        char trace_39[39];
-        char trace_40[31];
-        char trace_41[22];
-        char trace_42[48];
-        char trace_43[20];
-        char trace_44[46];
-        char trace_45[36];
-        char trace_46[69];
-        char trace_47[126];
-        char trace_48[180];
-        char trace_49[14];
-        char trace_50[23];
-        char trace_51[30];
-        char trace_52[47];
-        char trace_53[22];
-        char trace_54[17];
-        char trace_55[15];
-        char trace_56[19];
-        char trace_57[11];
-        char trace_58[20];
-        char trace_59[31];
-        char trace_60[41];
-        char trace_61[45];
-        char trace_62[28];
-        char trace_63[9];
-        char trace_64[30];
-        char trace_65[18];
-        char trace_66[19];
-        char trace_67[16];
-        char trace_68[3];
-        char trace_69[12];
-        char trace_70[9];
-        char trace_71[26];
-        char trace_72[17];
-        char trace_73[14];
-        char trace_74[16];
-        char trace_75[20];
-        char trace_76[11];
-        char trace_77[9];
-        char trace_78[18];
-        char trace_79[17];
-        char trace_80[12];
-        char trace_81[24];
-        char enum_0_0[14];
-        char enum_0_1[30];
-        char enum_0_2[27];
-        char enum_0_3[28];
-        char enum_0_4[36];
-        char enum_0_5[29];
-        char enum_0_6[31];
-        char enum_0_7[30];
-        char enum_0_8[26];
-        char enum_0_9[21];
-        char enum_0_10[42];
-        char enum_0_11[32];
-        char enum_0_12[30];
-        char enum_0_13[22];
-        char enum_0_14[27];
-        char enum_0_15[28];
-        char enum_0_16[30];
-        char enum_0_17[32];
-        char enum_0_18[24];
-        char enum_0_19[27];
-        char enum_0_20[27];
-        char enum_0_21[25];
-        char enum_0_22[32];
-        char enum_0_23[21];
-        char enum_0_24[27];
-        char enum_0_25[33];
-        char enum_0_26[26];
-        char enum_0_27[26];
-        char enum_0_28[39];
-        char enum_0_29[49];
-        char enum_0_30[58];
-        char enum_0_31[48];
-        char enum_0_32[38];
-        char enum_0_33[45];
-        char enum_0_34[41];
-        char enum_0_35[36];
-        char enum_0_36[41];
-        char enum_0_37[38];
-        char enum_0_38[42];
-        char enum_0_39[47];
-        char enum_0_40[55];
-        char enum_0_41[49];
-        char enum_0_42[37];
-        char enum_0_43[37];
-        char enum_0_44[37];
-        char enum_0_45[37];
-        char enum_0_46[30];
-        char enum_0_47[20];
-        char enum_0_48[22];
-        char enum_1_0[24];
-        char enum_1_1[27];
-        char enum_1_2[28];
-        char enum_1_3[25];
-        char enum_1_4[28];
-        char enum_1_5[21];
-        char enum_1_6[22];
-        char enum_1_7[21];
-        char enum_1_8[26];
-        char enum_2_0[39];
-        char enum_2_1[35];
-        char enum_2_2[38];
-        char enum_3_0[31];
-        char enum_3_1[38];
-        char enum_3_2[42];
-        char enum_3_3[40];
-        char enum_3_4[58];
-        char enum_3_5[36];
-        char enum_3_6[33];
-        char enum_3_7[34];
-        char enum_3_8[27];
-        char enum_3_9[31];
-        char enum_3_10[36];
-        char enum_3_11[36];
-        char enum_3_12[31];
-        char enum_3_13[63];
-        char enum_3_14[59];
-        char enum_3_15[62];
-        char enum_3_16[36];
-        char enum_3_17[33];
-        char enum_3_18[36];
-        char enum_3_19[35];
-        char enum_3_20[28];
-        char enum_4_0[29];
-        char enum_4_1[39];
-        char enum_4_2[45];
-        char enum_4_3[42];
-        char enum_4_4[34];
-        char enum_5_0[22];
-        char enum_5_1[35];
-        char enum_5_2[34];
-        char enum_5_3[26];
-        char enum_5_4[33];
-        char enum_5_5[27];
-        char enum_6_0[39];
-        char enum_6_1[52];
-        char enum_6_2[33];
-        char enum_6_3[34];
-        char enum_6_4[30];
-        char enum_6_5[38];
-        char enum_6_6[39];
-        char enum_6_7[33];
-        char enum_7_0[27];
-        char enum_7_1[32];
-        char enum_8_0[23];
-        char enum_8_1[36];
-        char enum_8_2[35];
-        char enum_8_3[27];
-        char enum_8_4[29];
-        char enum_8_5[34];
-        char enum_8_6[28];
-        char enum_9_0[28];
-        char enum_9_1[27];
-        char enum_9_2[27];
-        char enum_9_3[27];
-        char enum_9_4[27];
-        char enum_9_5[28];
-        char enum_9_6[26];
-        char enum_9_7[27];
-        char enum_9_8[27];
-        char enum_9_9[28];
-        char enum_9_10[38];
-        char enum_9_11[25];
-        char enum_9_12[27];
-        char enum_9_13[32];
-        char enum_9_14[35];
-        char enum_9_15[34];
-        char enum_9_16[27];
-        char enum_9_17[29];
-        char enum_9_18[31];
-        char enum_9_19[31];
-        char enum_9_20[32];
-        char enum_9_21[35];
-        char enum_9_22[28];
-        char enum_9_23[36];
-        char enum_9_24[42];
-        char enum_9_25[43];
-        char enum_9_26[29];
-        char enum_9_27[27];
-        char enum_9_28[37];
-        char enum_9_29[34];
-        char enum_9_30[32];
-        char enum_9_31[44];
-        char enum_9_32[44];
-        char enum_9_33[33];
-        char enum_9_34[35];
-        char enum_9_35[34];
-        char enum_9_36[31];
-        char enum_9_37[27];
-        char enum_9_38[36];
-        char enum_9_39[41];
-        char enum_9_40[27];
-        char enum_9_41[40];
-        char enum_9_42[49];
-        char enum_9_43[41];
-        char enum_9_44[50];
-        char enum_9_45[27];
-        char enum_9_46[25];
-        char enum_9_47[27];
-        char enum_9_48[40];
-        char enum_9_49[28];
-        char enum_9_50[32];
-        char enum_9_51[32];
-        char enum_9_52[24];
-        char enum_9_53[39];
-        char enum_9_54[35];
-        char enum_9_55[50];
-        char enum_9_56[26];
-        char enum_9_57[30];
-        char enum_10_0[39];
-        char enum_10_1[43];
-        char enum_10_2[45];
-        char enum_10_3[50];
-        char enum_10_4[51];
-        char enum_10_5[47];
-        char enum_10_6[53];
-        char enum_10_7[59];
-        char enum_10_8[52];
-        char enum_10_9[47];
-        char enum_10_10[53];
-        char enum_10_11[44];
-        char enum_11_0[38];
-        char enum_11_1[37];
-        char enum_11_2[35];
-        char enum_11_3[40];
-        char enum_12_0[40];
-        char enum_12_1[40];
-        char enum_12_2[40];
-        char enum_12_3[40];
-        char enum_12_4[40];
-        char enum_12_5[40];
-        char enum_12_6[37];
-        char enum_12_7[42];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[18];
+        char trace_1[12];
+        char trace_2[29];
+        char trace_3[12];
+        char trace_4[15];
+        char trace_5[6];
+        char trace_6[17];
+        char trace_7[17];
+        char trace_8[14];
+        char trace_9[9];
+        char trace_10[17];
+        char trace_11[14];
+        char trace_12[17];
+        char trace_13[9];
+        char trace_14[12];
+        char trace_15[20];
+        char trace_16[6];
+        char trace_17[9];
+        char trace_18[17];
+        char trace_19[9];
+        char trace_20[21];
+        char trace_21[17];
+        char trace_22[20];
+        char trace_23[12];
+        char trace_24[6];
+        char trace_25[17];
+        char trace_26[17];
+        char trace_27[9];
+        char trace_28[20];
+        char trace_29[40];
+        char trace_30[15];
+        char trace_31[6];
+        char trace_32[18];
+        char trace_33[6];
+        char trace_34[27];
+        char trace_35[6];
+        char trace_36[9];
+        char trace_37[9];
+        char trace_38[12];
+        char trace_39[17];
+        char trace_40[21];
+        char trace_41[9];
+        char trace_42[12];
+        char trace_43[15];
+        char trace_44[12];
+        char trace_45[12];
+        char trace_46[48];
+        char trace_47[38];
+        char trace_48[68];
+        char trace_49[14];
+        char trace_50[17];
+        char trace_51[12];
+        char trace_52[29];
+        char trace_53[16];
+        char trace_54[17];
+        char trace_55[15];
+        char trace_56[19];
+        char trace_57[8];
+        char trace_58[11];
+        char trace_59[18];
+        char trace_60[41];
+        char trace_61[45];
+        char trace_62[15];
+        char trace_63[9];
+        char trace_64[18];
+        char trace_65[13];
+        char trace_66[13];
+        char trace_67[11];
+        char trace_68[3];
+        char trace_69[12];
+        char trace_70[9];
+        char trace_71[20];
+        char trace_72[11];
+        char trace_73[14];
+        char trace_74[13];
+        char trace_75[17];
+        char trace_76[6];
+        char trace_77[9];
+        char trace_78[18];
+        char trace_79[9];
+        char trace_80[6];
+        char trace_81[24];
+        char param_0[22];
+        char param_1[8];
+        char param_2[10];
+        char param_3[11];
+        char param_4[11];
+        char param_5[15];
+        char param_6[13];
+        char param_7[7];
+        char param_8[7];
+        char param_9[7];
+        char param_10[12];
+        char param_11[6];
+        char param_12[7];
+        char param_13[26];
+        char param_14[25];
+        char param_15[9];
+        char param_16[21];
+        char param_17[7];
+        char param_18[17];
+        char param_19[17];
+        char param_20[16];
+        char param_21[15];
+        char param_22[6];
+        char param_23[12];
+        char param_24[12];
+        char param_25[12];
+        char param_26[12];
+        char param_27[5];
+        char param_28[5];
+        char param_29[11];
+        char param_30[11];
+        char param_31[6];
+        char param_32[10];
+        char param_33[9];
+        char param_34[9];
+        char param_35[8];
+        char param_36[8];
+        char param_37[7];
+        char param_38[7];
+        char enum_0[7];
+        char enum_0_0[8];
+        char enum_0_1[24];
+        char enum_0_2[21];
+        char enum_0_3[22];
+        char enum_0_4[30];
+        char enum_0_5[23];
+        char enum_0_6[25];
+        char enum_0_7[24];
+        char enum_0_8[20];
+        char enum_0_9[15];
+        char enum_0_10[36];
+        char enum_0_11[26];
+        char enum_0_12[24];
+        char enum_0_13[16];
+        char enum_0_14[21];
+        char enum_0_15[22];
+        char enum_0_16[24];
+        char enum_0_17[26];
+        char enum_0_18[18];
+        char enum_0_19[21];
+        char enum_0_20[21];
+        char enum_0_21[19];
+        char enum_0_22[26];
+        char enum_0_23[15];
+        char enum_0_24[21];
+        char enum_0_25[27];
+        char enum_0_26[20];
+        char enum_0_27[20];
+        char enum_0_28[33];
+        char enum_0_29[43];
+        char enum_0_30[52];
+        char enum_0_31[42];
+        char enum_0_32[32];
+        char enum_0_33[39];
+        char enum_0_34[35];
+        char enum_0_35[30];
+        char enum_0_36[35];
+        char enum_0_37[32];
+        char enum_0_38[36];
+        char enum_0_39[41];
+        char enum_0_40[49];
+        char enum_0_41[43];
+        char enum_0_42[31];
+        char enum_0_43[31];
+        char enum_0_44[31];
+        char enum_0_45[31];
+        char enum_0_46[24];
+        char enum_0_47[14];
+        char enum_0_48[16];
+        char enum_1[17];
+        char enum_1_0[8];
+        char enum_1_1[11];
+        char enum_1_2[12];
+        char enum_1_3[9];
+        char enum_1_4[12];
+        char enum_1_5[5];
+        char enum_1_6[6];
+        char enum_1_7[5];
+        char enum_1_8[10];
+        char enum_2[29];
+        char enum_2_0[11];
+        char enum_2_1[7];
+        char enum_2_2[10];
+        char enum_3[19];
+        char enum_3_0[13];
+        char enum_3_1[20];
+        char enum_3_2[24];
+        char enum_3_3[22];
+        char enum_3_4[40];
+        char enum_3_5[18];
+        char enum_3_6[15];
+        char enum_3_7[16];
+        char enum_3_8[9];
+        char enum_3_9[13];
+        char enum_3_10[18];
+        char enum_3_11[18];
+        char enum_3_12[13];
+        char enum_3_13[45];
+        char enum_3_14[41];
+        char enum_3_15[44];
+        char enum_3_16[18];
+        char enum_3_17[15];
+        char enum_3_18[18];
+        char enum_3_19[17];
+        char enum_3_20[10];
+        char enum_4[25];
+        char enum_4_0[5];
+        char enum_4_1[15];
+        char enum_4_2[21];
+        char enum_4_3[18];
+        char enum_4_4[10];
+        char enum_5[18];
+        char enum_5_0[5];
+        char enum_5_1[18];
+        char enum_5_2[17];
+        char enum_5_3[9];
+        char enum_5_4[16];
+        char enum_5_5[10];
+        char enum_6[24];
+        char enum_6_0[16];
+        char enum_6_1[29];
+        char enum_6_2[10];
+        char enum_6_3[11];
+        char enum_6_4[7];
+        char enum_6_5[15];
+        char enum_6_6[16];
+        char enum_6_7[10];
+        char enum_7[23];
+        char enum_7_0[5];
+        char enum_7_1[10];
+        char enum_8[19];
+        char enum_8_0[5];
+        char enum_8_1[18];
+        char enum_8_2[17];
+        char enum_8_3[9];
+        char enum_8_4[11];
+        char enum_8_5[16];
+        char enum_8_6[10];
+        char enum_9[21];
+        char enum_9_0[8];
+        char enum_9_1[7];
+        char enum_9_2[7];
+        char enum_9_3[7];
+        char enum_9_4[7];
+        char enum_9_5[8];
+        char enum_9_6[6];
+        char enum_9_7[7];
+        char enum_9_8[7];
+        char enum_9_9[8];
+        char enum_9_10[18];
+        char enum_9_11[5];
+        char enum_9_12[7];
+        char enum_9_13[12];
+        char enum_9_14[15];
+        char enum_9_15[14];
+        char enum_9_16[7];
+        char enum_9_17[9];
+        char enum_9_18[11];
+        char enum_9_19[11];
+        char enum_9_20[12];
+        char enum_9_21[15];
+        char enum_9_22[8];
+        char enum_9_23[16];
+        char enum_9_24[22];
+        char enum_9_25[23];
+        char enum_9_26[9];
+        char enum_9_27[7];
+        char enum_9_28[17];
+        char enum_9_29[14];
+        char enum_9_30[12];
+        char enum_9_31[24];
+        char enum_9_32[24];
+        char enum_9_33[13];
+        char enum_9_34[15];
+        char enum_9_35[14];
+        char enum_9_36[11];
+        char enum_9_37[7];
+        char enum_9_38[16];
+        char enum_9_39[21];
+        char enum_9_40[7];
+        char enum_9_41[20];
+        char enum_9_42[29];
+        char enum_9_43[21];
+        char enum_9_44[30];
+        char enum_9_45[7];
+        char enum_9_46[5];
+        char enum_9_47[7];
+        char enum_9_48[20];
+        char enum_9_49[8];
+        char enum_9_50[12];
+        char enum_9_51[12];
+        char enum_9_52[4];
+        char enum_9_53[19];
+        char enum_9_54[15];
+        char enum_9_55[30];
+        char enum_9_56[6];
+        char enum_9_57[10];
+        char enum_10[21];
+        char enum_10_0[19];
+        char enum_10_1[23];
+        char enum_10_2[25];
+        char enum_10_3[30];
+        char enum_10_4[31];
+        char enum_10_5[27];
+        char enum_10_6[33];
+        char enum_10_7[39];
+        char enum_10_8[32];
+        char enum_10_9[27];
+        char enum_10_10[33];
+        char enum_10_11[24];
+        char enum_11[31];
+        char enum_11_0[8];
+        char enum_11_1[7];
+        char enum_11_2[5];
+        char enum_11_3[10];
+        char enum_12[33];
+        char enum_12_0[8];
+        char enum_12_1[8];
+        char enum_12_2[8];
+        char enum_12_3[8];
+        char enum_12_4[8];
+        char enum_12_5[8];
+        char enum_12_6[5];
+        char enum_12_7[10];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[39];
     cubind__trace_enum_range enums[13];
-    long long values[192];
-    unsigned value_names[192];
+    int values[192];
+    unsigned short value_names[192];
 #endif
 } cubind__cupti_symbols = {
     {CUBIND_LIB_CUPTI, SYMBOL_COUNT, offsetof(struct cubind__cupti_symbols, names),
@@ -1048,284 +1103,9 @@ const struct cubind__cupti_symbols {
         "cubind_cupti_profiler_host_get_num_of_passes",
         "cuptiProfilerHostGetMaxNumHardwareMetricsPerPass",
         "cubind_cupti_profiler_host_get_max_num_hardware_metrics_per_pass",
-#if !defined(CUBIND_NO_TRACE)
-        "s;e0:result;pstr;",
-        "s;pversion;",
-        "s;pdomainCount;pdomainTable;",
-        "s;psubscriber;pcallback;puserdata;",
-        "s;psubscriber;pcallback;puserdata;ppParams;",
-        "s;psubscriber;",
-        "s;penable;psubscriber;e1:domain;ucbid;",
-        "s;uenable;psubscriber;e1:domain;ucbid;",
-        "s;uenable;psubscriber;e1:domain;",
-        "s;uenable;psubscriber;",
-        "s;e1:domain;ucbid;pname;",
-        "s;pcontext;e2:mode;",
-        "s;idevice;e3:attrib;pvalueSize;pvalue;",
-        "s;idevice;pnumDomains;",
-        "s;idevice;parraySizeBytes;pdomainArray;",
-        "s;idevice;ueventDomain;e4:attrib;pvalueSize;pvalue;",
-        "s;pnumDomains;",
-        "s;parraySizeBytes;pdomainArray;",
-        "s;ueventDomain;e4:attrib;pvalueSize;pvalue;",
-        "s;ueventDomain;pnumEvents;",
-        "s;ueventDomain;parraySizeBytes;peventArray;",
-        "s;uevent;e5:attrib;pvalueSize;pvalue;",
-        "s;idevice;peventName;pevent;",
-        "s;pcontext;peventGroup;uflags;",
-        "s;peventGroup;",
-        "s;peventGroup;e6:attrib;pvalueSize;pvalue;",
-        "s;peventGroup;e6:attrib;uvalueSize;pvalue;",
-        "s;peventGroup;uevent;",
-        "s;peventGroup;e7:flags;uevent;peventValueBufferSizeBytes;peventValueBuffer;",
-        "s;peventGroup;e7:flags;peventValueBufferSizeBytes;peventValueBuffer;peventIdArraySizeBytes;peventIdArray;pnumEventIdsRead;",
-        "s;pcontext;ueventIdArraySizeBytes;peventIdArray;peventGroupPasses;",
-        "s;peventGroupSets;",
-        "s;peventGroupSet;",
-        "s;pcontext;",
-        "s;pupdateFunc;pcustomData;",
-        "s;pnumMetrics;",
-        "s;parraySizeBytes;pmetricArray;",
-        "s;idevice;pnumMetrics;",
-        "s;idevice;parraySizeBytes;pmetricArray;",
-        "s;umetric;e8:attrib;pvalueSize;pvalue;",
-        "s;idevice;pmetricName;pmetric;",
-        "s;umetric;pnumEvents;",
-        "s;umetric;peventIdArraySizeBytes;peventIdArray;",
-        "s;umetric;pnumProp;",
-        "s;umetric;ppropIdArraySizeBytes;ppropIdArray;",
-        "s;pcontext;umetric;peventGroupSets;",
-        "s;pcontext;umetricIdArraySizeBytes;pmetricIdArray;peventGroupPasses;",
-        "s;idevice;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;utimeDuration;pmetricValue;",
-        "s;umetric;ueventIdArraySizeBytes;peventIdArray;ueventValueArraySizeBytes;peventValueArray;upropIdArraySizeBytes;ppropIdArray;upropValueArraySizeBytes;ppropValueArray;pmetricValue;",
-        "s;ptimestamp;",
-        "s;pcontext;pcontextId;",
-        "s;pcontext;pstream;pstreamId;",
-        "s;pcontext;pstream;uperThreadStream;pstreamId;",
-        "s;pcontext;pdeviceId;",
-        "s;pnode;pnodeId;",
-        "s;pgraph;ppId;",
-        "s;pgraphExec;ppId;",
-        "s;e9:kind;",
-        "s;pcontext;e9:kind;",
-        "s;pcontext;ustreamId;pdropped;",
-        "s;pbuffer;uvalidBufferSizeBytes;precord;",
-        "s;pfuncBufferRequested;pfuncBufferCompleted;",
-        "s;pcontext;ustreamId;uflag;",
-        "s;uflag;",
-        "s;e10:attr;pvalueSize;pvalue;",
-        "s;pconfig;ucount;",
-        "s;pcontext;pstate;",
-        "s;pctx;pconfig;",
-        "s;",
-        "s;e11:type;",
-        "s;ptype;",
-        "s;imajor;iminor;psupport;",
-        "s;idev;psupport;",
-        "s;idev;pmode;",
-        "s;e12:kind;uid;",
-        "s;e12:kind;plastId;",
-        "s;uenable;",
-        "s;utime;",
-        "s;pfuncTimestamp;",
-        "s;ucbid;uenable;",
-        "s;ppParams;",
-        "s;pfuncComputeCubinCrc;",
-        "CUPTI_SUCCESS",
-        "CUPTI_ERROR_INVALID_PARAMETER",
-        "CUPTI_ERROR_INVALID_DEVICE",
-        "CUPTI_ERROR_INVALID_CONTEXT",
-        "CUPTI_ERROR_INVALID_EVENT_DOMAIN_ID",
-        "CUPTI_ERROR_INVALID_EVENT_ID",
-        "CUPTI_ERROR_INVALID_EVENT_NAME",
-        "CUPTI_ERROR_INVALID_OPERATION",
-        "CUPTI_ERROR_OUT_OF_MEMORY",
-        "CUPTI_ERROR_HARDWARE",
-        "CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT",
-        "CUPTI_ERROR_API_NOT_IMPLEMENTED",
-        "CUPTI_ERROR_MAX_LIMIT_REACHED",
-        "CUPTI_ERROR_NOT_READY",
-        "CUPTI_ERROR_NOT_COMPATIBLE",
-        "CUPTI_ERROR_NOT_INITIALIZED",
-        "CUPTI_ERROR_INVALID_METRIC_ID",
-        "CUPTI_ERROR_INVALID_METRIC_NAME",
-        "CUPTI_ERROR_QUEUE_EMPTY",
-        "CUPTI_ERROR_INVALID_HANDLE",
-        "CUPTI_ERROR_INVALID_STREAM",
-        "CUPTI_ERROR_INVALID_KIND",
-        "CUPTI_ERROR_INVALID_EVENT_VALUE",
-        "CUPTI_ERROR_DISABLED",
-        "CUPTI_ERROR_INVALID_MODULE",
-        "CUPTI_ERROR_INVALID_METRIC_VALUE",
-        "CUPTI_ERROR_HARDWARE_BUSY",
-        "CUPTI_ERROR_NOT_SUPPORTED",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_NON_P2P_DEVICES",
-        "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS",
-        "CUPTI_ERROR_CDP_TRACING_NOT_SUPPORTED",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE",
-        "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES",
-        "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED",
-        "CUPTI_ERROR_OPENACC_UNDEFINED_ROUTINE",
-        "CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED",
-        "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES",
-        "CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED",
-        "CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_INVALID_CHIP_NAME",
-        "CUPTI_ERROR_UNKNOWN",
-        "CUPTI_ERROR_FORCE_INT",
-        "CUPTI_CB_DOMAIN_INVALID",
-        "CUPTI_CB_DOMAIN_DRIVER_API",
-        "CUPTI_CB_DOMAIN_RUNTIME_API",
-        "CUPTI_CB_DOMAIN_RESOURCE",
-        "CUPTI_CB_DOMAIN_SYNCHRONIZE",
-        "CUPTI_CB_DOMAIN_NVTX",
-        "CUPTI_CB_DOMAIN_STATE",
-        "CUPTI_CB_DOMAIN_SIZE",
-        "CUPTI_CB_DOMAIN_FORCE_INT",
-        "CUPTI_EVENT_COLLECTION_MODE_CONTINUOUS",
-        "CUPTI_EVENT_COLLECTION_MODE_KERNEL",
-        "CUPTI_EVENT_COLLECTION_MODE_FORCE_INT",
-        "CUPTI_DEVICE_ATTR_MAX_EVENT_ID",
-        "CUPTI_DEVICE_ATTR_MAX_EVENT_DOMAIN_ID",
-        "CUPTI_DEVICE_ATTR_GLOBAL_MEMORY_BANDWIDTH",
-        "CUPTI_DEVICE_ATTR_INSTRUCTION_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_INSTRUCTION_THROUGHPUT_SINGLE_PRECISION",
-        "CUPTI_DEVICE_ATTR_MAX_FRAME_BUFFERS",
-        "CUPTI_DEVICE_ATTR_PCIE_LINK_RATE",
-        "CUPTI_DEVICE_ATTR_PCIE_LINK_WIDTH",
-        "CUPTI_DEVICE_ATTR_PCIE_GEN",
-        "CUPTI_DEVICE_ATTR_DEVICE_CLASS",
-        "CUPTI_DEVICE_ATTR_FLOP_SP_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_FLOP_DP_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_MAX_L2_UNITS",
-        "CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_SHARED",
-        "CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_L1",
-        "CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_EQUAL",
-        "CUPTI_DEVICE_ATTR_FLOP_HP_PER_CYCLE",
-        "CUPTI_DEVICE_ATTR_NVLINK_PRESENT",
-        "CUPTI_DEVICE_ATTR_GPU_CPU_NVLINK_BW",
-        "CUPTI_DEVICE_ATTR_NVSWITCH_PRESENT",
-        "CUPTI_DEVICE_ATTR_FORCE_INT",
-        "CUPTI_EVENT_DOMAIN_ATTR_NAME",
-        "CUPTI_EVENT_DOMAIN_ATTR_INSTANCE_COUNT",
-        "CUPTI_EVENT_DOMAIN_ATTR_TOTAL_INSTANCE_COUNT",
-        "CUPTI_EVENT_DOMAIN_ATTR_COLLECTION_METHOD",
-        "CUPTI_EVENT_DOMAIN_ATTR_FORCE_INT",
-        "CUPTI_EVENT_ATTR_NAME",
-        "CUPTI_EVENT_ATTR_SHORT_DESCRIPTION",
-        "CUPTI_EVENT_ATTR_LONG_DESCRIPTION",
-        "CUPTI_EVENT_ATTR_CATEGORY",
-        "CUPTI_EVENT_ATTR_PROFILING_SCOPE",
-        "CUPTI_EVENT_ATTR_FORCE_INT",
-        "CUPTI_EVENT_GROUP_ATTR_EVENT_DOMAIN_ID",
-        "CUPTI_EVENT_GROUP_ATTR_PROFILE_ALL_DOMAIN_INSTANCES",
-        "CUPTI_EVENT_GROUP_ATTR_USER_DATA",
-        "CUPTI_EVENT_GROUP_ATTR_NUM_EVENTS",
-        "CUPTI_EVENT_GROUP_ATTR_EVENTS",
-        "CUPTI_EVENT_GROUP_ATTR_INSTANCE_COUNT",
-        "CUPTI_EVENT_GROUP_ATTR_PROFILING_SCOPE",
-        "CUPTI_EVENT_GROUP_ATTR_FORCE_INT",
-        "CUPTI_EVENT_READ_FLAG_NONE",
-        "CUPTI_EVENT_READ_FLAG_FORCE_INT",
-        "CUPTI_METRIC_ATTR_NAME",
-        "CUPTI_METRIC_ATTR_SHORT_DESCRIPTION",
-        "CUPTI_METRIC_ATTR_LONG_DESCRIPTION",
-        "CUPTI_METRIC_ATTR_CATEGORY",
-        "CUPTI_METRIC_ATTR_VALUE_KIND",
-        "CUPTI_METRIC_ATTR_EVALUATION_MODE",
-        "CUPTI_METRIC_ATTR_FORCE_INT",
-        "CUPTI_ACTIVITY_KIND_INVALID",
-        "CUPTI_ACTIVITY_KIND_MEMCPY",
-        "CUPTI_ACTIVITY_KIND_MEMSET",
-        "CUPTI_ACTIVITY_KIND_KERNEL",
-        "CUPTI_ACTIVITY_KIND_DRIVER",
-        "CUPTI_ACTIVITY_KIND_RUNTIME",
-        "CUPTI_ACTIVITY_KIND_EVENT",
-        "CUPTI_ACTIVITY_KIND_METRIC",
-        "CUPTI_ACTIVITY_KIND_DEVICE",
-        "CUPTI_ACTIVITY_KIND_CONTEXT",
-        "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
-        "CUPTI_ACTIVITY_KIND_NAME",
-        "CUPTI_ACTIVITY_KIND_MARKER",
-        "CUPTI_ACTIVITY_KIND_MARKER_DATA",
-        "CUPTI_ACTIVITY_KIND_SOURCE_LOCATOR",
-        "CUPTI_ACTIVITY_KIND_GLOBAL_ACCESS",
-        "CUPTI_ACTIVITY_KIND_BRANCH",
-        "CUPTI_ACTIVITY_KIND_OVERHEAD",
-        "CUPTI_ACTIVITY_KIND_CDP_KERNEL",
-        "CUPTI_ACTIVITY_KIND_PREEMPTION",
-        "CUPTI_ACTIVITY_KIND_ENVIRONMENT",
-        "CUPTI_ACTIVITY_KIND_EVENT_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_MEMCPY2",
-        "CUPTI_ACTIVITY_KIND_METRIC_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_INSTRUCTION_EXECUTION",
-        "CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER",
-        "CUPTI_ACTIVITY_KIND_FUNCTION",
-        "CUPTI_ACTIVITY_KIND_MODULE",
-        "CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE",
-        "CUPTI_ACTIVITY_KIND_SHARED_ACCESS",
-        "CUPTI_ACTIVITY_KIND_PC_SAMPLING",
-        "CUPTI_ACTIVITY_KIND_PC_SAMPLING_RECORD_INFO",
-        "CUPTI_ACTIVITY_KIND_INSTRUCTION_CORRELATION",
-        "CUPTI_ACTIVITY_KIND_OPENACC_DATA",
-        "CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH",
-        "CUPTI_ACTIVITY_KIND_OPENACC_OTHER",
-        "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
-        "CUPTI_ACTIVITY_KIND_STREAM",
-        "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-        "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION",
-        "CUPTI_ACTIVITY_KIND_NVLINK",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_EVENT",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_EVENT_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_METRIC",
-        "CUPTI_ACTIVITY_KIND_INSTANTANEOUS_METRIC_INSTANCE",
-        "CUPTI_ACTIVITY_KIND_MEMORY",
-        "CUPTI_ACTIVITY_KIND_PCIE",
-        "CUPTI_ACTIVITY_KIND_OPENMP",
-        "CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API",
-        "CUPTI_ACTIVITY_KIND_MEMORY2",
-        "CUPTI_ACTIVITY_KIND_MEMORY_POOL",
-        "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-        "CUPTI_ACTIVITY_KIND_JIT",
-        "CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE",
-        "CUPTI_ACTIVITY_KIND_MEM_DECOMPRESS",
-        "CUPTI_ACTIVITY_KIND_CONFIDENTIAL_COMPUTE_ROTATION",
-        "CUPTI_ACTIVITY_KIND_COUNT",
-        "CUPTI_ACTIVITY_KIND_FORCE_INT",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_CDP",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT",
-        "CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE",
-        "CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_LIMIT",
-        "CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE",
-        "CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE",
-        "CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED",
-        "CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS",
-        "CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_FORCE_INT",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE",
-        "CUPTI_ACTIVITY_THREAD_ID_TYPE_FORCE_INT",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_INVALID",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_OPENACC",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_SIZE",
-        "CUPTI_EXTERNAL_CORRELATION_KIND_FORCE_INT",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cupti_symbols, member)
     {
         {AT(symbol_cuptiGetResultString), AT(symbol_cuptiGetResultString), AT(wrapper_cubind_cupti_get_result_string)},
@@ -1508,201 +1288,570 @@ const struct cubind__cupti_symbols {
         {AT(symbol_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass), AT(symbol_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass), AT(wrapper_cubind_cupti_profiler_host_get_max_num_hardware_metrics_per_pass)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 13},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 39, 13, sizeof(int)},
     {
-        AT(trace_0), /* cuptiGetResultString */
-        AT(trace_0), /* cuptiGetErrorMessage */
-        AT(trace_1), /* cuptiGetVersion */
-        AT(trace_2), /* cuptiSupportedDomains */
-        AT(trace_3), /* cuptiSubscribe */
-        AT(trace_4), /* cuptiSubscribe_v2 */
-        AT(trace_5), /* cuptiUnsubscribe */
-        AT(trace_6), /* cuptiGetCallbackState */
-        AT(trace_7), /* cuptiEnableCallback */
-        AT(trace_8), /* cuptiEnableDomain */
-        AT(trace_9), /* cuptiEnableAllDomains */
-        AT(trace_10), /* cuptiGetCallbackName */
-        AT(trace_11), /* cuptiSetEventCollectionMode */
-        AT(trace_12), /* cuptiDeviceGetAttribute */
-        AT(trace_13), /* cuptiDeviceGetNumEventDomains */
-        AT(trace_14), /* cuptiDeviceEnumEventDomains */
-        AT(trace_15), /* cuptiDeviceGetEventDomainAttribute */
-        AT(trace_16), /* cuptiGetNumEventDomains */
-        AT(trace_17), /* cuptiEnumEventDomains */
-        AT(trace_18), /* cuptiEventDomainGetAttribute */
-        AT(trace_19), /* cuptiEventDomainGetNumEvents */
-        AT(trace_20), /* cuptiEventDomainEnumEvents */
-        AT(trace_21), /* cuptiEventGetAttribute */
-        AT(trace_22), /* cuptiEventGetIdFromName */
-        AT(trace_23), /* cuptiEventGroupCreate */
-        AT(trace_24), /* cuptiEventGroupDestroy */
-        AT(trace_25), /* cuptiEventGroupGetAttribute */
-        AT(trace_26), /* cuptiEventGroupSetAttribute */
-        AT(trace_27), /* cuptiEventGroupAddEvent */
-        AT(trace_27), /* cuptiEventGroupRemoveEvent */
-        AT(trace_24), /* cuptiEventGroupRemoveAllEvents */
-        AT(trace_24), /* cuptiEventGroupResetAllEvents */
-        AT(trace_24), /* cuptiEventGroupEnable */
-        AT(trace_24), /* cuptiEventGroupDisable */
-        AT(trace_28), /* cuptiEventGroupReadEvent */
-        AT(trace_29), /* cuptiEventGroupReadAllEvents */
-        AT(trace_30), /* cuptiEventGroupSetsCreate */
-        AT(trace_31), /* cuptiEventGroupSetsDestroy */
-        AT(trace_32), /* cuptiEventGroupSetEnable */
-        AT(trace_32), /* cuptiEventGroupSetDisable */
-        AT(trace_33), /* cuptiEnableKernelReplayMode */
-        AT(trace_33), /* cuptiDisableKernelReplayMode */
-        AT(trace_34), /* cuptiKernelReplaySubscribeUpdate */
-        AT(trace_35), /* cuptiGetNumMetrics */
-        AT(trace_36), /* cuptiEnumMetrics */
-        AT(trace_37), /* cuptiDeviceGetNumMetrics */
-        AT(trace_38), /* cuptiDeviceEnumMetrics */
-        AT(trace_39), /* cuptiMetricGetAttribute */
-        AT(trace_40), /* cuptiMetricGetIdFromName */
-        AT(trace_41), /* cuptiMetricGetNumEvents */
-        AT(trace_42), /* cuptiMetricEnumEvents */
-        AT(trace_43), /* cuptiMetricGetNumProperties */
-        AT(trace_44), /* cuptiMetricEnumProperties */
-        AT(trace_45), /* cuptiMetricGetRequiredEventGroupSets */
-        AT(trace_46), /* cuptiMetricCreateEventGroupSets */
-        AT(trace_47), /* cuptiMetricGetValue */
-        AT(trace_48), /* cuptiMetricGetValue2 */
-        AT(trace_49), /* cuptiGetTimestamp */
-        AT(trace_50), /* cuptiGetContextId */
-        AT(trace_51), /* cuptiGetStreamId */
-        AT(trace_52), /* cuptiGetStreamIdEx */
-        AT(trace_53), /* cuptiGetDeviceId */
-        AT(trace_54), /* cuptiGetGraphNodeId */
-        AT(trace_55), /* cuptiGetGraphId */
-        AT(trace_56), /* cuptiGetGraphExecId */
-        AT(trace_57), /* cuptiActivityEnable */
-        AT(trace_57), /* cuptiActivityEnableAndDump */
-        AT(trace_57), /* cuptiActivityDisable */
-        AT(trace_58), /* cuptiActivityEnableContext */
-        AT(trace_58), /* cuptiActivityDisableContext */
-        AT(trace_59), /* cuptiActivityGetNumDroppedRecords */
-        AT(trace_60), /* cuptiActivityGetNextRecord */
-        AT(trace_61), /* cuptiActivityRegisterCallbacks */
-        AT(trace_62), /* cuptiActivityFlush */
-        AT(trace_63), /* cuptiActivityFlushAll */
-        AT(trace_64), /* cuptiActivityGetAttribute */
-        AT(trace_64), /* cuptiActivitySetAttribute */
-        AT(trace_65), /* cuptiActivityConfigureUnifiedMemoryCounter */
-        AT(trace_66), /* cuptiGetAutoBoostState */
-        AT(trace_67), /* cuptiActivityConfigurePCSampling */
-        AT(trace_68), /* cuptiGetLastError */
-        AT(trace_69), /* cuptiSetThreadIdType */
-        AT(trace_70), /* cuptiGetThreadIdType */
-        AT(trace_71), /* cuptiComputeCapabilitySupported */
-        AT(trace_72), /* cuptiDeviceSupported */
-        AT(trace_73), /* cuptiDeviceVirtualizationMode */
-        AT(trace_68), /* cuptiFinalize */
-        AT(trace_74), /* cuptiActivityPushExternalCorrelationId */
-        AT(trace_75), /* cuptiActivityPopExternalCorrelationId */
-        AT(trace_76), /* cuptiActivityEnableLatencyTimestamps */
-        AT(trace_77), /* cuptiActivityFlushPeriod */
-        AT(trace_76), /* cuptiActivityEnableLaunchAttributes */
-        AT(trace_78), /* cuptiActivityRegisterTimestampCallback */
-        AT(trace_76), /* cuptiActivityEnableDeviceGraph */
-        AT(trace_79), /* cuptiActivityEnableDriverApi */
-        AT(trace_79), /* cuptiActivityEnableRuntimeApi */
-        AT(trace_76), /* cuptiActivityEnableHWTrace */
-        AT(trace_76), /* cuptiActivityEnableAllocationSource */
-        AT(trace_76), /* cuptiActivityEnableAllSyncRecords */
-        AT(trace_76), /* cuptiActivityEnableCudaEventDeviceTimestamps */
-        AT(trace_80), /* cuptiPCSamplingSetConfigurationAttribute */
-        AT(trace_80), /* cuptiPCSamplingGetConfigurationAttribute */
-        AT(trace_80), /* cuptiPCSamplingGetData */
-        AT(trace_80), /* cuptiPCSamplingEnable */
-        AT(trace_80), /* cuptiPCSamplingDisable */
-        AT(trace_80), /* cuptiPCSamplingStart */
-        AT(trace_80), /* cuptiPCSamplingStop */
-        AT(trace_80), /* cuptiPCSamplingGetNumStallReasons */
-        AT(trace_80), /* cuptiPCSamplingGetStallReasons */
-        AT(trace_80), /* cuptiGetSassToSourceCorrelation */
-        AT(trace_80), /* cuptiGetCubinCrc */
-        AT(trace_81), /* cuptiRegisterComputeCrcCallback */
-        AT(trace_80), /* cuptiPmSamplingSetConfig */
-        AT(trace_80), /* cuptiPmSamplingEnable */
-        AT(trace_80), /* cuptiPmSamplingDisable */
-        AT(trace_80), /* cuptiPmSamplingStart */
-        AT(trace_80), /* cuptiPmSamplingStop */
-        AT(trace_80), /* cuptiPmSamplingDecodeData */
-        AT(trace_80), /* cuptiPmSamplingGetCounterAvailability */
-        AT(trace_80), /* cuptiPmSamplingGetCounterDataSize */
-        AT(trace_80), /* cuptiPmSamplingCounterDataImageInitialize */
-        AT(trace_80), /* cuptiPmSamplingGetCounterDataInfo */
-        AT(trace_80), /* cuptiPmSamplingCounterDataGetSampleInfo */
-        AT(trace_80), /* cuptiProfilerInitialize */
-        AT(trace_80), /* cuptiProfilerDeInitialize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageCalculateSize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageInitialize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageCalculateScratchBufferSize */
-        AT(trace_80), /* cuptiProfilerCounterDataImageInitializeScratchBuffer */
-        AT(trace_80), /* cuptiProfilerBeginSession */
-        AT(trace_80), /* cuptiProfilerEndSession */
-        AT(trace_80), /* cuptiProfilerSetConfig */
-        AT(trace_80), /* cuptiProfilerUnsetConfig */
-        AT(trace_80), /* cuptiProfilerBeginPass */
-        AT(trace_80), /* cuptiProfilerEndPass */
-        AT(trace_80), /* cuptiProfilerEnableProfiling */
-        AT(trace_80), /* cuptiProfilerDisableProfiling */
-        AT(trace_80), /* cuptiProfilerIsPassCollected */
-        AT(trace_80), /* cuptiProfilerFlushCounterData */
-        AT(trace_80), /* cuptiProfilerPushRange */
-        AT(trace_80), /* cuptiProfilerPopRange */
-        AT(trace_80), /* cuptiProfilerGetCounterAvailability */
-        AT(trace_80), /* cuptiProfilerDeviceSupported */
-        AT(trace_80), /* cuptiRangeProfilerSetConfig */
-        AT(trace_80), /* cuptiRangeProfilerEnable */
-        AT(trace_80), /* cuptiRangeProfilerDisable */
-        AT(trace_80), /* cuptiRangeProfilerStart */
-        AT(trace_80), /* cuptiRangeProfilerStop */
-        AT(trace_80), /* cuptiRangeProfilerPushRange */
-        AT(trace_80), /* cuptiRangeProfilerPopRange */
-        AT(trace_80), /* cuptiRangeProfilerDecodeData */
-        AT(trace_80), /* cuptiRangeProfilerGetCounterDataSize */
-        AT(trace_80), /* cuptiRangeProfilerCounterDataImageInitialize */
-        AT(trace_80), /* cuptiRangeProfilerGetCounterDataInfo */
-        AT(trace_80), /* cuptiRangeProfilerCounterDataGetRangeInfo */
-        AT(trace_80), /* cuptiSassMetricsGetNumOfMetrics */
-        AT(trace_80), /* cuptiSassMetricsGetMetrics */
-        AT(trace_80), /* cuptiSassMetricsGetProperties */
-        AT(trace_80), /* cuptiSassMetricsSetConfig */
-        AT(trace_80), /* cuptiSassMetricsUnsetConfig */
-        AT(trace_80), /* cuptiSassMetricsEnable */
-        AT(trace_80), /* cuptiSassMetricsDisable */
-        AT(trace_80), /* cuptiSassMetricsGetDataProperties */
-        AT(trace_80), /* cuptiSassMetricsFlushData */
-        AT(trace_80), /* cuptiDeviceGetChipName */
-        AT(trace_80), /* cuptiProfilerHostInitialize */
-        AT(trace_80), /* cuptiProfilerHostDeinitialize */
-        AT(trace_80), /* cuptiProfilerHostGetSupportedChips */
-        AT(trace_80), /* cuptiProfilerHostGetBaseMetrics */
-        AT(trace_80), /* cuptiProfilerHostGetSubMetrics */
-        AT(trace_80), /* cuptiProfilerHostGetMetricProperties */
-        AT(trace_80), /* cuptiProfilerHostGetRangeName */
-        AT(trace_80), /* cuptiProfilerHostEvaluateToGpuValues */
-        AT(trace_80), /* cuptiProfilerHostConfigAddMetrics */
-        AT(trace_80), /* cuptiProfilerHostGetConfigImageSize */
-        AT(trace_80), /* cuptiProfilerHostGetConfigImage */
-        AT(trace_80), /* cuptiProfilerHostGetNumOfPasses */
-        AT(trace_80), /* cuptiProfilerHostGetMaxNumHardwareMetricsPerPass */
+        "s;e0:result;pstr;",
+        "s;pversion;",
+        "s;pdomainCount;pdomainTable;",
+        "s;p\204;p\241;p\242;",
+        "s;p\204;p\241;p\242;p\243;",
+        "s;p\204;",
+        "s;p\214;p\204;e1:\221;u\233;",
+        "s;u\214;p\204;e1:\221;u\233;",
+        "s;u\214;p\204;e1:\221;",
+        "s;u\214;p\204;",
+        "s;e1:\221;u\233;pname;",
+        "s;p\201;e2:mode;",
+        "s;i\207;e3:\211;p\202;p\213;",
+        "s;i\207;p\235;",
+        "s;i\207;p\205;p\227;",
+        "s;i\207;u\212;e4:\211;p\202;p\213;",
+        "s;p\235;",
+        "s;p\205;p\227;",
+        "s;u\212;e4:\211;p\202;p\213;",
+        "s;u\212;p\240;",
+        "s;u\212;p\205;peventArray;",
+        "s;u\226;e5:\211;p\202;p\213;",
+        "s;i\207;peventName;p\226;",
+        "s;p\201;p\203;u\237;",
+        "s;p\203;",
+        "s;p\203;e6:\211;p\202;p\213;",
+        "s;p\203;e6:\211;u\202;p\213;",
+        "s;p\203;u\226;",
+        "s;p\203;e7:\237;u\226;p\215;p\223;",
+        "s;p\203;e7:\237;p\215;p\223;p\200;p\206;pnumEventIdsRead;",
+        "s;p\201;u\200;p\206;p\222;",
+        "s;p\225;",
+        "s;peventGroupSet;",
+        "s;p\201;",
+        "s;pupdateFunc;pcustomData;",
+        "s;p\236;",
+        "s;p\205;p\230;",
+        "s;i\207;p\236;",
+        "s;i\207;p\205;p\230;",
+        "s;u\210;e8:\211;p\202;p\213;",
+        "s;i\207;pmetricName;p\210;",
+        "s;u\210;p\240;",
+        "s;u\210;p\200;p\206;",
+        "s;u\210;pnumProp;",
+        "s;u\210;p\220;p\232;",
+        "s;p\201;u\210;p\225;",
+        "s;p\201;umetricIdArraySizeBytes;pmetricIdArray;p\222;",
+        "s;i\207;u\210;u\200;p\206;u\216;p\224;utimeDuration;p\231;",
+        "s;u\210;u\200;p\206;u\216;p\224;u\220;p\232;upropValueArraySizeBytes;ppropValueArray;p\231;",
+        "s;ptimestamp;",
+        "s;p\201;pcontextId;",
+        "s;p\201;p\246;p\217;",
+        "s;p\201;p\246;uperThreadStream;p\217;",
+        "s;p\201;pdeviceId;",
+        "s;pnode;pnodeId;",
+        "s;pgraph;ppId;",
+        "s;pgraphExec;ppId;",
+        "s;e9:\234;",
+        "s;p\201;e9:\234;",
+        "s;p\201;u\217;pdropped;",
+        "s;pbuffer;uvalidBufferSizeBytes;precord;",
+        "s;pfuncBufferRequested;pfuncBufferCompleted;",
+        "s;p\201;u\217;uflag;",
+        "s;uflag;",
+        "s;e10:attr;p\202;p\213;",
+        "s;p\245;ucount;",
+        "s;p\201;pstate;",
+        "s;pctx;p\245;",
+        "s;",
+        "s;e11:type;",
+        "s;ptype;",
+        "s;imajor;iminor;p\244;",
+        "s;idev;p\244;",
+        "s;idev;pmode;",
+        "s;e12:\234;uid;",
+        "s;e12:\234;plastId;",
+        "s;u\214;",
+        "s;utime;",
+        "s;pfuncTimestamp;",
+        "s;u\233;u\214;",
+        "s;p\243;",
+        "s;pfuncComputeCubinCrc;",
+        "eventIdArraySizeBytes",
+        "context",
+        "valueSize",
+        "eventGroup",
+        "subscriber",
+        "arraySizeBytes",
+        "eventIdArray",
+        "device",
+        "metric",
+        "attrib",
+        "eventDomain",
+        "value",
+        "enable",
+        "eventValueBufferSizeBytes",
+        "eventValueArraySizeBytes",
+        "streamId",
+        "propIdArraySizeBytes",
+        "domain",
+        "eventGroupPasses",
+        "eventValueBuffer",
+        "eventValueArray",
+        "eventGroupSets",
+        "event",
+        "domainArray",
+        "metricArray",
+        "metricValue",
+        "propIdArray",
+        "cbid",
+        "kind",
+        "numDomains",
+        "numMetrics",
+        "flags",
+        "numEvents",
+        "callback",
+        "userdata",
+        "pParams",
+        "support",
+        "config",
+        "stream",
+        "CUPTI_",
+        "SUCCESS",
+        "ERROR_INVALID_PARAMETER",
+        "ERROR_INVALID_DEVICE",
+        "ERROR_INVALID_CONTEXT",
+        "ERROR_INVALID_EVENT_DOMAIN_ID",
+        "ERROR_INVALID_EVENT_ID",
+        "ERROR_INVALID_EVENT_NAME",
+        "ERROR_INVALID_OPERATION",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_HARDWARE",
+        "ERROR_PARAMETER_SIZE_NOT_SUFFICIENT",
+        "ERROR_API_NOT_IMPLEMENTED",
+        "ERROR_MAX_LIMIT_REACHED",
+        "ERROR_NOT_READY",
+        "ERROR_NOT_COMPATIBLE",
+        "ERROR_NOT_INITIALIZED",
+        "ERROR_INVALID_METRIC_ID",
+        "ERROR_INVALID_METRIC_NAME",
+        "ERROR_QUEUE_EMPTY",
+        "ERROR_INVALID_HANDLE",
+        "ERROR_INVALID_STREAM",
+        "ERROR_INVALID_KIND",
+        "ERROR_INVALID_EVENT_VALUE",
+        "ERROR_DISABLED",
+        "ERROR_INVALID_MODULE",
+        "ERROR_INVALID_METRIC_VALUE",
+        "ERROR_HARDWARE_BUSY",
+        "ERROR_NOT_SUPPORTED",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED_ON_NON_P2P_DEVICES",
+        "ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS",
+        "ERROR_CDP_TRACING_NOT_SUPPORTED",
+        "ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
+        "ERROR_CUDA_COMPILER_NOT_COMPATIBLE",
+        "ERROR_INSUFFICIENT_PRIVILEGES",
+        "ERROR_OLD_PROFILER_API_INITIALIZED",
+        "ERROR_OPENACC_UNDEFINED_ROUTINE",
+        "ERROR_LEGACY_PROFILER_NOT_SUPPORTED",
+        "ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+        "ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES",
+        "ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED",
+        "ERROR_CMP_DEVICE_NOT_SUPPORTED",
+        "ERROR_MIG_DEVICE_NOT_SUPPORTED",
+        "ERROR_SLI_DEVICE_NOT_SUPPORTED",
+        "ERROR_WSL_DEVICE_NOT_SUPPORTED",
+        "ERROR_INVALID_CHIP_NAME",
+        "ERROR_UNKNOWN",
+        "ERROR_FORCE_INT",
+        "CUPTI_CB_DOMAIN_",
+        "INVALID",
+        "DRIVER_API",
+        "RUNTIME_API",
+        "RESOURCE",
+        "SYNCHRONIZE",
+        "NVTX",
+        "STATE",
+        "SIZE",
+        "FORCE_INT",
+        "CUPTI_EVENT_COLLECTION_MODE_",
+        "CONTINUOUS",
+        "KERNEL",
+        "FORCE_INT",
+        "CUPTI_DEVICE_ATTR_",
+        "MAX_EVENT_ID",
+        "MAX_EVENT_DOMAIN_ID",
+        "GLOBAL_MEMORY_BANDWIDTH",
+        "INSTRUCTION_PER_CYCLE",
+        "INSTRUCTION_THROUGHPUT_SINGLE_PRECISION",
+        "MAX_FRAME_BUFFERS",
+        "PCIE_LINK_RATE",
+        "PCIE_LINK_WIDTH",
+        "PCIE_GEN",
+        "DEVICE_CLASS",
+        "FLOP_SP_PER_CYCLE",
+        "FLOP_DP_PER_CYCLE",
+        "MAX_L2_UNITS",
+        "MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_SHARED",
+        "MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_L1",
+        "MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_EQUAL",
+        "FLOP_HP_PER_CYCLE",
+        "NVLINK_PRESENT",
+        "GPU_CPU_NVLINK_BW",
+        "NVSWITCH_PRESENT",
+        "FORCE_INT",
+        "CUPTI_EVENT_DOMAIN_ATTR_",
+        "NAME",
+        "INSTANCE_COUNT",
+        "TOTAL_INSTANCE_COUNT",
+        "COLLECTION_METHOD",
+        "FORCE_INT",
+        "CUPTI_EVENT_ATTR_",
+        "NAME",
+        "SHORT_DESCRIPTION",
+        "LONG_DESCRIPTION",
+        "CATEGORY",
+        "PROFILING_SCOPE",
+        "FORCE_INT",
+        "CUPTI_EVENT_GROUP_ATTR_",
+        "EVENT_DOMAIN_ID",
+        "PROFILE_ALL_DOMAIN_INSTANCES",
+        "USER_DATA",
+        "NUM_EVENTS",
+        "EVENTS",
+        "INSTANCE_COUNT",
+        "PROFILING_SCOPE",
+        "FORCE_INT",
+        "CUPTI_EVENT_READ_FLAG_",
+        "NONE",
+        "FORCE_INT",
+        "CUPTI_METRIC_ATTR_",
+        "NAME",
+        "SHORT_DESCRIPTION",
+        "LONG_DESCRIPTION",
+        "CATEGORY",
+        "VALUE_KIND",
+        "EVALUATION_MODE",
+        "FORCE_INT",
+        "CUPTI_ACTIVITY_KIND_",
+        "INVALID",
+        "MEMCPY",
+        "MEMSET",
+        "KERNEL",
+        "DRIVER",
+        "RUNTIME",
+        "EVENT",
+        "METRIC",
+        "DEVICE",
+        "CONTEXT",
+        "CONCURRENT_KERNEL",
+        "NAME",
+        "MARKER",
+        "MARKER_DATA",
+        "SOURCE_LOCATOR",
+        "GLOBAL_ACCESS",
+        "BRANCH",
+        "OVERHEAD",
+        "CDP_KERNEL",
+        "PREEMPTION",
+        "ENVIRONMENT",
+        "EVENT_INSTANCE",
+        "MEMCPY2",
+        "METRIC_INSTANCE",
+        "INSTRUCTION_EXECUTION",
+        "UNIFIED_MEMORY_COUNTER",
+        "FUNCTION",
+        "MODULE",
+        "DEVICE_ATTRIBUTE",
+        "SHARED_ACCESS",
+        "PC_SAMPLING",
+        "PC_SAMPLING_RECORD_INFO",
+        "INSTRUCTION_CORRELATION",
+        "OPENACC_DATA",
+        "OPENACC_LAUNCH",
+        "OPENACC_OTHER",
+        "CUDA_EVENT",
+        "STREAM",
+        "SYNCHRONIZATION",
+        "EXTERNAL_CORRELATION",
+        "NVLINK",
+        "INSTANTANEOUS_EVENT",
+        "INSTANTANEOUS_EVENT_INSTANCE",
+        "INSTANTANEOUS_METRIC",
+        "INSTANTANEOUS_METRIC_INSTANCE",
+        "MEMORY",
+        "PCIE",
+        "OPENMP",
+        "INTERNAL_LAUNCH_API",
+        "MEMORY2",
+        "MEMORY_POOL",
+        "GRAPH_TRACE",
+        "JIT",
+        "DEVICE_GRAPH_TRACE",
+        "MEM_DECOMPRESS",
+        "CONFIDENTIAL_COMPUTE_ROTATION",
+        "COUNT",
+        "FORCE_INT",
+        "CUPTI_ACTIVITY_ATTR_",
+        "DEVICE_BUFFER_SIZE",
+        "DEVICE_BUFFER_SIZE_CDP",
+        "DEVICE_BUFFER_POOL_LIMIT",
+        "PROFILING_SEMAPHORE_POOL_SIZE",
+        "PROFILING_SEMAPHORE_POOL_LIMIT",
+        "ZEROED_OUT_ACTIVITY_BUFFER",
+        "DEVICE_BUFFER_PRE_ALLOCATE_VALUE",
+        "PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE",
+        "MEM_ALLOCATION_TYPE_HOST_PINNED",
+        "PER_THREAD_ACTIVITY_BUFFER",
+        "DEVICE_BUFFER_SIZE_DEVICE_GRAPHS",
+        "DEVICE_BUFFER_FORCE_INT",
+        "CUPTI_ACTIVITY_THREAD_ID_TYPE_",
+        "DEFAULT",
+        "SYSTEM",
+        "SIZE",
+        "FORCE_INT",
+        "CUPTI_EXTERNAL_CORRELATION_KIND_",
+        "INVALID",
+        "UNKNOWN",
+        "OPENACC",
+        "CUSTOM0",
+        "CUSTOM1",
+        "CUSTOM2",
+        "SIZE",
+        "FORCE_INT",
     },
     {
-        {0, 49}, /* CUptiResult */
-        {49, 9}, /* CUpti_CallbackDomain */
-        {58, 3}, /* CUpti_EventCollectionMode */
-        {61, 21}, /* CUpti_DeviceAttribute */
-        {82, 5}, /* CUpti_EventDomainAttribute */
-        {87, 6}, /* CUpti_EventAttribute */
-        {93, 8}, /* CUpti_EventGroupAttribute */
-        {101, 2}, /* CUpti_ReadEventFlags */
-        {103, 7}, /* CUpti_MetricAttribute */
-        {110, 58}, /* CUpti_ActivityKind */
-        {168, 12}, /* CUpti_ActivityAttribute */
-        {180, 4}, /* CUpti_ActivityThreadIdType */
-        {184, 8}, /* CUpti_ExternalCorrelationKind */
+        TRACE_AT(trace_0), /* cuptiGetResultString */
+        TRACE_AT(trace_0), /* cuptiGetErrorMessage */
+        TRACE_AT(trace_1), /* cuptiGetVersion */
+        TRACE_AT(trace_2), /* cuptiSupportedDomains */
+        TRACE_AT(trace_3), /* cuptiSubscribe */
+        TRACE_AT(trace_4), /* cuptiSubscribe_v2 */
+        TRACE_AT(trace_5), /* cuptiUnsubscribe */
+        TRACE_AT(trace_6), /* cuptiGetCallbackState */
+        TRACE_AT(trace_7), /* cuptiEnableCallback */
+        TRACE_AT(trace_8), /* cuptiEnableDomain */
+        TRACE_AT(trace_9), /* cuptiEnableAllDomains */
+        TRACE_AT(trace_10), /* cuptiGetCallbackName */
+        TRACE_AT(trace_11), /* cuptiSetEventCollectionMode */
+        TRACE_AT(trace_12), /* cuptiDeviceGetAttribute */
+        TRACE_AT(trace_13), /* cuptiDeviceGetNumEventDomains */
+        TRACE_AT(trace_14), /* cuptiDeviceEnumEventDomains */
+        TRACE_AT(trace_15), /* cuptiDeviceGetEventDomainAttribute */
+        TRACE_AT(trace_16), /* cuptiGetNumEventDomains */
+        TRACE_AT(trace_17), /* cuptiEnumEventDomains */
+        TRACE_AT(trace_18), /* cuptiEventDomainGetAttribute */
+        TRACE_AT(trace_19), /* cuptiEventDomainGetNumEvents */
+        TRACE_AT(trace_20), /* cuptiEventDomainEnumEvents */
+        TRACE_AT(trace_21), /* cuptiEventGetAttribute */
+        TRACE_AT(trace_22), /* cuptiEventGetIdFromName */
+        TRACE_AT(trace_23), /* cuptiEventGroupCreate */
+        TRACE_AT(trace_24), /* cuptiEventGroupDestroy */
+        TRACE_AT(trace_25), /* cuptiEventGroupGetAttribute */
+        TRACE_AT(trace_26), /* cuptiEventGroupSetAttribute */
+        TRACE_AT(trace_27), /* cuptiEventGroupAddEvent */
+        TRACE_AT(trace_27), /* cuptiEventGroupRemoveEvent */
+        TRACE_AT(trace_24), /* cuptiEventGroupRemoveAllEvents */
+        TRACE_AT(trace_24), /* cuptiEventGroupResetAllEvents */
+        TRACE_AT(trace_24), /* cuptiEventGroupEnable */
+        TRACE_AT(trace_24), /* cuptiEventGroupDisable */
+        TRACE_AT(trace_28), /* cuptiEventGroupReadEvent */
+        TRACE_AT(trace_29), /* cuptiEventGroupReadAllEvents */
+        TRACE_AT(trace_30), /* cuptiEventGroupSetsCreate */
+        TRACE_AT(trace_31), /* cuptiEventGroupSetsDestroy */
+        TRACE_AT(trace_32), /* cuptiEventGroupSetEnable */
+        TRACE_AT(trace_32), /* cuptiEventGroupSetDisable */
+        TRACE_AT(trace_33), /* cuptiEnableKernelReplayMode */
+        TRACE_AT(trace_33), /* cuptiDisableKernelReplayMode */
+        TRACE_AT(trace_34), /* cuptiKernelReplaySubscribeUpdate */
+        TRACE_AT(trace_35), /* cuptiGetNumMetrics */
+        TRACE_AT(trace_36), /* cuptiEnumMetrics */
+        TRACE_AT(trace_37), /* cuptiDeviceGetNumMetrics */
+        TRACE_AT(trace_38), /* cuptiDeviceEnumMetrics */
+        TRACE_AT(trace_39), /* cuptiMetricGetAttribute */
+        TRACE_AT(trace_40), /* cuptiMetricGetIdFromName */
+        TRACE_AT(trace_41), /* cuptiMetricGetNumEvents */
+        TRACE_AT(trace_42), /* cuptiMetricEnumEvents */
+        TRACE_AT(trace_43), /* cuptiMetricGetNumProperties */
+        TRACE_AT(trace_44), /* cuptiMetricEnumProperties */
+        TRACE_AT(trace_45), /* cuptiMetricGetRequiredEventGroupSets */
+        TRACE_AT(trace_46), /* cuptiMetricCreateEventGroupSets */
+        TRACE_AT(trace_47), /* cuptiMetricGetValue */
+        TRACE_AT(trace_48), /* cuptiMetricGetValue2 */
+        TRACE_AT(trace_49), /* cuptiGetTimestamp */
+        TRACE_AT(trace_50), /* cuptiGetContextId */
+        TRACE_AT(trace_51), /* cuptiGetStreamId */
+        TRACE_AT(trace_52), /* cuptiGetStreamIdEx */
+        TRACE_AT(trace_53), /* cuptiGetDeviceId */
+        TRACE_AT(trace_54), /* cuptiGetGraphNodeId */
+        TRACE_AT(trace_55), /* cuptiGetGraphId */
+        TRACE_AT(trace_56), /* cuptiGetGraphExecId */
+        TRACE_AT(trace_57), /* cuptiActivityEnable */
+        TRACE_AT(trace_57), /* cuptiActivityEnableAndDump */
+        TRACE_AT(trace_57), /* cuptiActivityDisable */
+        TRACE_AT(trace_58), /* cuptiActivityEnableContext */
+        TRACE_AT(trace_58), /* cuptiActivityDisableContext */
+        TRACE_AT(trace_59), /* cuptiActivityGetNumDroppedRecords */
+        TRACE_AT(trace_60), /* cuptiActivityGetNextRecord */
+        TRACE_AT(trace_61), /* cuptiActivityRegisterCallbacks */
+        TRACE_AT(trace_62), /* cuptiActivityFlush */
+        TRACE_AT(trace_63), /* cuptiActivityFlushAll */
+        TRACE_AT(trace_64), /* cuptiActivityGetAttribute */
+        TRACE_AT(trace_64), /* cuptiActivitySetAttribute */
+        TRACE_AT(trace_65), /* cuptiActivityConfigureUnifiedMemoryCounter */
+        TRACE_AT(trace_66), /* cuptiGetAutoBoostState */
+        TRACE_AT(trace_67), /* cuptiActivityConfigurePCSampling */
+        TRACE_AT(trace_68), /* cuptiGetLastError */
+        TRACE_AT(trace_69), /* cuptiSetThreadIdType */
+        TRACE_AT(trace_70), /* cuptiGetThreadIdType */
+        TRACE_AT(trace_71), /* cuptiComputeCapabilitySupported */
+        TRACE_AT(trace_72), /* cuptiDeviceSupported */
+        TRACE_AT(trace_73), /* cuptiDeviceVirtualizationMode */
+        TRACE_AT(trace_68), /* cuptiFinalize */
+        TRACE_AT(trace_74), /* cuptiActivityPushExternalCorrelationId */
+        TRACE_AT(trace_75), /* cuptiActivityPopExternalCorrelationId */
+        TRACE_AT(trace_76), /* cuptiActivityEnableLatencyTimestamps */
+        TRACE_AT(trace_77), /* cuptiActivityFlushPeriod */
+        TRACE_AT(trace_76), /* cuptiActivityEnableLaunchAttributes */
+        TRACE_AT(trace_78), /* cuptiActivityRegisterTimestampCallback */
+        TRACE_AT(trace_76), /* cuptiActivityEnableDeviceGraph */
+        TRACE_AT(trace_79), /* cuptiActivityEnableDriverApi */
+        TRACE_AT(trace_79), /* cuptiActivityEnableRuntimeApi */
+        TRACE_AT(trace_76), /* cuptiActivityEnableHWTrace */
+        TRACE_AT(trace_76), /* cuptiActivityEnableAllocationSource */
+        TRACE_AT(trace_76), /* cuptiActivityEnableAllSyncRecords */
+        TRACE_AT(trace_76), /* cuptiActivityEnableCudaEventDeviceTimestamps */
+        TRACE_AT(trace_80), /* cuptiPCSamplingSetConfigurationAttribute */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetConfigurationAttribute */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetData */
+        TRACE_AT(trace_80), /* cuptiPCSamplingEnable */
+        TRACE_AT(trace_80), /* cuptiPCSamplingDisable */
+        TRACE_AT(trace_80), /* cuptiPCSamplingStart */
+        TRACE_AT(trace_80), /* cuptiPCSamplingStop */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetNumStallReasons */
+        TRACE_AT(trace_80), /* cuptiPCSamplingGetStallReasons */
+        TRACE_AT(trace_80), /* cuptiGetSassToSourceCorrelation */
+        TRACE_AT(trace_80), /* cuptiGetCubinCrc */
+        TRACE_AT(trace_81), /* cuptiRegisterComputeCrcCallback */
+        TRACE_AT(trace_80), /* cuptiPmSamplingSetConfig */
+        TRACE_AT(trace_80), /* cuptiPmSamplingEnable */
+        TRACE_AT(trace_80), /* cuptiPmSamplingDisable */
+        TRACE_AT(trace_80), /* cuptiPmSamplingStart */
+        TRACE_AT(trace_80), /* cuptiPmSamplingStop */
+        TRACE_AT(trace_80), /* cuptiPmSamplingDecodeData */
+        TRACE_AT(trace_80), /* cuptiPmSamplingGetCounterAvailability */
+        TRACE_AT(trace_80), /* cuptiPmSamplingGetCounterDataSize */
+        TRACE_AT(trace_80), /* cuptiPmSamplingCounterDataImageInitialize */
+        TRACE_AT(trace_80), /* cuptiPmSamplingGetCounterDataInfo */
+        TRACE_AT(trace_80), /* cuptiPmSamplingCounterDataGetSampleInfo */
+        TRACE_AT(trace_80), /* cuptiProfilerInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerDeInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageCalculateSize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageCalculateScratchBufferSize */
+        TRACE_AT(trace_80), /* cuptiProfilerCounterDataImageInitializeScratchBuffer */
+        TRACE_AT(trace_80), /* cuptiProfilerBeginSession */
+        TRACE_AT(trace_80), /* cuptiProfilerEndSession */
+        TRACE_AT(trace_80), /* cuptiProfilerSetConfig */
+        TRACE_AT(trace_80), /* cuptiProfilerUnsetConfig */
+        TRACE_AT(trace_80), /* cuptiProfilerBeginPass */
+        TRACE_AT(trace_80), /* cuptiProfilerEndPass */
+        TRACE_AT(trace_80), /* cuptiProfilerEnableProfiling */
+        TRACE_AT(trace_80), /* cuptiProfilerDisableProfiling */
+        TRACE_AT(trace_80), /* cuptiProfilerIsPassCollected */
+        TRACE_AT(trace_80), /* cuptiProfilerFlushCounterData */
+        TRACE_AT(trace_80), /* cuptiProfilerPushRange */
+        TRACE_AT(trace_80), /* cuptiProfilerPopRange */
+        TRACE_AT(trace_80), /* cuptiProfilerGetCounterAvailability */
+        TRACE_AT(trace_80), /* cuptiProfilerDeviceSupported */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerSetConfig */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerEnable */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerDisable */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerStart */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerStop */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerPushRange */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerPopRange */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerDecodeData */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerGetCounterDataSize */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerCounterDataImageInitialize */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerGetCounterDataInfo */
+        TRACE_AT(trace_80), /* cuptiRangeProfilerCounterDataGetRangeInfo */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetNumOfMetrics */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetMetrics */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetProperties */
+        TRACE_AT(trace_80), /* cuptiSassMetricsSetConfig */
+        TRACE_AT(trace_80), /* cuptiSassMetricsUnsetConfig */
+        TRACE_AT(trace_80), /* cuptiSassMetricsEnable */
+        TRACE_AT(trace_80), /* cuptiSassMetricsDisable */
+        TRACE_AT(trace_80), /* cuptiSassMetricsGetDataProperties */
+        TRACE_AT(trace_80), /* cuptiSassMetricsFlushData */
+        TRACE_AT(trace_80), /* cuptiDeviceGetChipName */
+        TRACE_AT(trace_80), /* cuptiProfilerHostInitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerHostDeinitialize */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetSupportedChips */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetBaseMetrics */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetSubMetrics */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetMetricProperties */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetRangeName */
+        TRACE_AT(trace_80), /* cuptiProfilerHostEvaluateToGpuValues */
+        TRACE_AT(trace_80), /* cuptiProfilerHostConfigAddMetrics */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetConfigImageSize */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetConfigImage */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetNumOfPasses */
+        TRACE_AT(trace_80), /* cuptiProfilerHostGetMaxNumHardwareMetricsPerPass */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+        TRACE_AT(param_31),
+        TRACE_AT(param_32),
+        TRACE_AT(param_33),
+        TRACE_AT(param_34),
+        TRACE_AT(param_35),
+        TRACE_AT(param_36),
+        TRACE_AT(param_37),
+        TRACE_AT(param_38),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 49}, /* CUptiResult */
+        {TRACE_AT(enum_1), 49, 9}, /* CUpti_CallbackDomain */
+        {TRACE_AT(enum_2), 58, 3}, /* CUpti_EventCollectionMode */
+        {TRACE_AT(enum_3), 61, 21}, /* CUpti_DeviceAttribute */
+        {TRACE_AT(enum_4), 82, 5}, /* CUpti_EventDomainAttribute */
+        {TRACE_AT(enum_5), 87, 6}, /* CUpti_EventAttribute */
+        {TRACE_AT(enum_6), 93, 8}, /* CUpti_EventGroupAttribute */
+        {TRACE_AT(enum_7), 101, 2}, /* CUpti_ReadEventFlags */
+        {TRACE_AT(enum_8), 103, 7}, /* CUpti_MetricAttribute */
+        {TRACE_AT(enum_9), 110, 58}, /* CUpti_ActivityKind */
+        {TRACE_AT(enum_10), 168, 12}, /* CUpti_ActivityAttribute */
+        {TRACE_AT(enum_11), 180, 4}, /* CUpti_ActivityThreadIdType */
+        {TRACE_AT(enum_12), 184, 8}, /* CUpti_ExternalCorrelationKind */
     },
     {
         0,
@@ -1899,6430 +2048,3419 @@ const struct cubind__cupti_symbols {
         2147483647,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
-        AT(enum_0_18),
-        AT(enum_0_19),
-        AT(enum_0_20),
-        AT(enum_0_21),
-        AT(enum_0_22),
-        AT(enum_0_23),
-        AT(enum_0_24),
-        AT(enum_0_25),
-        AT(enum_0_26),
-        AT(enum_0_27),
-        AT(enum_0_28),
-        AT(enum_0_29),
-        AT(enum_0_30),
-        AT(enum_0_31),
-        AT(enum_0_32),
-        AT(enum_0_33),
-        AT(enum_0_34),
-        AT(enum_0_35),
-        AT(enum_0_36),
-        AT(enum_0_37),
-        AT(enum_0_38),
-        AT(enum_0_39),
-        AT(enum_0_40),
-        AT(enum_0_41),
-        AT(enum_0_42),
-        AT(enum_0_43),
-        AT(enum_0_44),
-        AT(enum_0_45),
-        AT(enum_0_46),
-        AT(enum_0_47),
-        AT(enum_0_48),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_3_9),
-        AT(enum_3_10),
-        AT(enum_3_11),
-        AT(enum_3_12),
-        AT(enum_3_13),
-        AT(enum_3_14),
-        AT(enum_3_15),
-        AT(enum_3_16),
-        AT(enum_3_17),
-        AT(enum_3_18),
-        AT(enum_3_19),
-        AT(enum_3_20),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_6_4),
-        AT(enum_6_5),
-        AT(enum_6_6),
-        AT(enum_6_7),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
-        AT(enum_8_3),
-        AT(enum_8_4),
-        AT(enum_8_5),
-        AT(enum_8_6),
-        AT(enum_9_0),
-        AT(enum_9_1),
-        AT(enum_9_2),
-        AT(enum_9_3),
-        AT(enum_9_4),
-        AT(enum_9_5),
-        AT(enum_9_6),
-        AT(enum_9_7),
-        AT(enum_9_8),
-        AT(enum_9_9),
-        AT(enum_9_10),
-        AT(enum_9_11),
-        AT(enum_9_12),
-        AT(enum_9_13),
-        AT(enum_9_14),
-        AT(enum_9_15),
-        AT(enum_9_16),
-        AT(enum_9_17),
-        AT(enum_9_18),
-        AT(enum_9_19),
-        AT(enum_9_20),
-        AT(enum_9_21),
-        AT(enum_9_22),
-        AT(enum_9_23),
-        AT(enum_9_24),
-        AT(enum_9_25),
-        AT(enum_9_26),
-        AT(enum_9_27),
-        AT(enum_9_28),
-        AT(enum_9_29),
-        AT(enum_9_30),
-        AT(enum_9_31),
-        AT(enum_9_32),
-        AT(enum_9_33),
-        AT(enum_9_34),
-        AT(enum_9_35),
-        AT(enum_9_36),
-        AT(enum_9_37),
-        AT(enum_9_38),
-        AT(enum_9_39),
-        AT(enum_9_40),
-        AT(enum_9_41),
-        AT(enum_9_42),
-        AT(enum_9_43),
-        AT(enum_9_44),
-        AT(enum_9_45),
-        AT(enum_9_46),
-        AT(enum_9_47),
-        AT(enum_9_48),
-        AT(enum_9_49),
-        AT(enum_9_50),
-        AT(enum_9_51),
-        AT(enum_9_52),
-        AT(enum_9_53),
-        AT(enum_9_54),
-        AT(enum_9_55),
-        AT(enum_9_56),
-        AT(enum_9_57),
-        AT(enum_10_0),
-        AT(enum_10_1),
-        AT(enum_10_2),
-        AT(enum_10_3),
-        AT(enum_10_4),
-        AT(enum_10_5),
-        AT(enum_10_6),
-        AT(enum_10_7),
-        AT(enum_10_8),
-        AT(enum_10_9),
-        AT(enum_10_10),
-        AT(enum_10_11),
-        AT(enum_11_0),
-        AT(enum_11_1),
-        AT(enum_11_2),
-        AT(enum_11_3),
-        AT(enum_12_0),
-        AT(enum_12_1),
-        AT(enum_12_2),
-        AT(enum_12_3),
-        AT(enum_12_4),
-        AT(enum_12_5),
-        AT(enum_12_6),
-        AT(enum_12_7),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
+        TRACE_AT(enum_0_18),
+        TRACE_AT(enum_0_19),
+        TRACE_AT(enum_0_20),
+        TRACE_AT(enum_0_21),
+        TRACE_AT(enum_0_22),
+        TRACE_AT(enum_0_23),
+        TRACE_AT(enum_0_24),
+        TRACE_AT(enum_0_25),
+        TRACE_AT(enum_0_26),
+        TRACE_AT(enum_0_27),
+        TRACE_AT(enum_0_28),
+        TRACE_AT(enum_0_29),
+        TRACE_AT(enum_0_30),
+        TRACE_AT(enum_0_31),
+        TRACE_AT(enum_0_32),
+        TRACE_AT(enum_0_33),
+        TRACE_AT(enum_0_34),
+        TRACE_AT(enum_0_35),
+        TRACE_AT(enum_0_36),
+        TRACE_AT(enum_0_37),
+        TRACE_AT(enum_0_38),
+        TRACE_AT(enum_0_39),
+        TRACE_AT(enum_0_40),
+        TRACE_AT(enum_0_41),
+        TRACE_AT(enum_0_42),
+        TRACE_AT(enum_0_43),
+        TRACE_AT(enum_0_44),
+        TRACE_AT(enum_0_45),
+        TRACE_AT(enum_0_46),
+        TRACE_AT(enum_0_47),
+        TRACE_AT(enum_0_48),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_3_9),
+        TRACE_AT(enum_3_10),
+        TRACE_AT(enum_3_11),
+        TRACE_AT(enum_3_12),
+        TRACE_AT(enum_3_13),
+        TRACE_AT(enum_3_14),
+        TRACE_AT(enum_3_15),
+        TRACE_AT(enum_3_16),
+        TRACE_AT(enum_3_17),
+        TRACE_AT(enum_3_18),
+        TRACE_AT(enum_3_19),
+        TRACE_AT(enum_3_20),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_6_4),
+        TRACE_AT(enum_6_5),
+        TRACE_AT(enum_6_6),
+        TRACE_AT(enum_6_7),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
+        TRACE_AT(enum_8_3),
+        TRACE_AT(enum_8_4),
+        TRACE_AT(enum_8_5),
+        TRACE_AT(enum_8_6),
+        TRACE_AT(enum_9_0),
+        TRACE_AT(enum_9_1),
+        TRACE_AT(enum_9_2),
+        TRACE_AT(enum_9_3),
+        TRACE_AT(enum_9_4),
+        TRACE_AT(enum_9_5),
+        TRACE_AT(enum_9_6),
+        TRACE_AT(enum_9_7),
+        TRACE_AT(enum_9_8),
+        TRACE_AT(enum_9_9),
+        TRACE_AT(enum_9_10),
+        TRACE_AT(enum_9_11),
+        TRACE_AT(enum_9_12),
+        TRACE_AT(enum_9_13),
+        TRACE_AT(enum_9_14),
+        TRACE_AT(enum_9_15),
+        TRACE_AT(enum_9_16),
+        TRACE_AT(enum_9_17),
+        TRACE_AT(enum_9_18),
+        TRACE_AT(enum_9_19),
+        TRACE_AT(enum_9_20),
+        TRACE_AT(enum_9_21),
+        TRACE_AT(enum_9_22),
+        TRACE_AT(enum_9_23),
+        TRACE_AT(enum_9_24),
+        TRACE_AT(enum_9_25),
+        TRACE_AT(enum_9_26),
+        TRACE_AT(enum_9_27),
+        TRACE_AT(enum_9_28),
+        TRACE_AT(enum_9_29),
+        TRACE_AT(enum_9_30),
+        TRACE_AT(enum_9_31),
+        TRACE_AT(enum_9_32),
+        TRACE_AT(enum_9_33),
+        TRACE_AT(enum_9_34),
+        TRACE_AT(enum_9_35),
+        TRACE_AT(enum_9_36),
+        TRACE_AT(enum_9_37),
+        TRACE_AT(enum_9_38),
+        TRACE_AT(enum_9_39),
+        TRACE_AT(enum_9_40),
+        TRACE_AT(enum_9_41),
+        TRACE_AT(enum_9_42),
+        TRACE_AT(enum_9_43),
+        TRACE_AT(enum_9_44),
+        TRACE_AT(enum_9_45),
+        TRACE_AT(enum_9_46),
+        TRACE_AT(enum_9_47),
+        TRACE_AT(enum_9_48),
+        TRACE_AT(enum_9_49),
+        TRACE_AT(enum_9_50),
+        TRACE_AT(enum_9_51),
+        TRACE_AT(enum_9_52),
+        TRACE_AT(enum_9_53),
+        TRACE_AT(enum_9_54),
+        TRACE_AT(enum_9_55),
+        TRACE_AT(enum_9_56),
+        TRACE_AT(enum_9_57),
+        TRACE_AT(enum_10_0),
+        TRACE_AT(enum_10_1),
+        TRACE_AT(enum_10_2),
+        TRACE_AT(enum_10_3),
+        TRACE_AT(enum_10_4),
+        TRACE_AT(enum_10_5),
+        TRACE_AT(enum_10_6),
+        TRACE_AT(enum_10_7),
+        TRACE_AT(enum_10_8),
+        TRACE_AT(enum_10_9),
+        TRACE_AT(enum_10_10),
+        TRACE_AT(enum_10_11),
+        TRACE_AT(enum_11_0),
+        TRACE_AT(enum_11_1),
+        TRACE_AT(enum_11_2),
+        TRACE_AT(enum_11_3),
+        TRACE_AT(enum_12_0),
+        TRACE_AT(enum_12_1),
+        TRACE_AT(enum_12_2),
+        TRACE_AT(enum_12_3),
+        TRACE_AT(enum_12_4),
+        TRACE_AT(enum_12_5),
+        TRACE_AT(enum_12_6),
+        TRACE_AT(enum_12_7),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef CUptiResult (*cubind__cuptiGetResultString_fn)(CUptiResult result, const char **str);
-
-/* What the wrapper calls until cuptiGetResultString is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetResultString(CUptiResult result, const char **str)
+_Static_assert(sizeof(cubind__cupti_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cupti_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 0), (long long)result, (uintptr_t)str);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__resolve(&cubind__cupti_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetResultString);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(result, str);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_informational(&cubind__cupti_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef CUptiResult (*cubind__cuptiGetResultString_fn)(CUptiResult result, const char **str);
+typedef CUptiResult (*cubind__cuptiGetErrorMessage_fn)(CUptiResult result, const char **str);
+typedef CUptiResult (*cubind__cuptiGetVersion_fn)(uint32_t *version);
+typedef CUptiResult (*cubind__cuptiSupportedDomains_fn)(size_t *domainCount, CUpti_DomainTable *domainTable);
+typedef CUptiResult (*cubind__cuptiSubscribe_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
+typedef CUptiResult (*cubind__cuptiSubscribe_v2_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
+typedef CUptiResult (*cubind__cuptiUnsubscribe_fn)(CUpti_SubscriberHandle subscriber);
+typedef CUptiResult (*cubind__cuptiGetCallbackState_fn)(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+typedef CUptiResult (*cubind__cuptiEnableCallback_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+typedef CUptiResult (*cubind__cuptiEnableDomain_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
+typedef CUptiResult (*cubind__cuptiEnableAllDomains_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber);
+typedef CUptiResult (*cubind__cuptiGetCallbackName_fn)(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
+typedef CUptiResult (*cubind__cuptiSetEventCollectionMode_fn)(CUcontext context, CUpti_EventCollectionMode mode);
+typedef CUptiResult (*cubind__cuptiDeviceGetAttribute_fn)(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiDeviceGetNumEventDomains_fn)(CUdevice device, uint32_t *numDomains);
+typedef CUptiResult (*cubind__cuptiDeviceEnumEventDomains_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+typedef CUptiResult (*cubind__cuptiDeviceGetEventDomainAttribute_fn)(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiGetNumEventDomains_fn)(uint32_t *numDomains);
+typedef CUptiResult (*cubind__cuptiEnumEventDomains_fn)(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+typedef CUptiResult (*cubind__cuptiEventDomainGetAttribute_fn)(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventDomainGetNumEvents_fn)(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
+typedef CUptiResult (*cubind__cuptiEventDomainEnumEvents_fn)(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
+typedef CUptiResult (*cubind__cuptiEventGetAttribute_fn)(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventGetIdFromName_fn)(CUdevice device, const char *eventName, CUpti_EventID *event);
+typedef CUptiResult (*cubind__cuptiEventGroupCreate_fn)(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
+typedef CUptiResult (*cubind__cuptiEventGroupDestroy_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupGetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventGroupSetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiEventGroupAddEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
+typedef CUptiResult (*cubind__cuptiEventGroupRemoveEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
+typedef CUptiResult (*cubind__cuptiEventGroupRemoveAllEvents_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupResetAllEvents_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupEnable_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupDisable_fn)(CUpti_EventGroup eventGroup);
+typedef CUptiResult (*cubind__cuptiEventGroupReadEvent_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
+typedef CUptiResult (*cubind__cuptiEventGroupReadAllEvents_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
+typedef CUptiResult (*cubind__cuptiEventGroupSetsCreate_fn)(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
+typedef CUptiResult (*cubind__cuptiEventGroupSetsDestroy_fn)(CUpti_EventGroupSets *eventGroupSets);
+typedef CUptiResult (*cubind__cuptiEventGroupSetEnable_fn)(CUpti_EventGroupSet *eventGroupSet);
+typedef CUptiResult (*cubind__cuptiEventGroupSetDisable_fn)(CUpti_EventGroupSet *eventGroupSet);
+typedef CUptiResult (*cubind__cuptiEnableKernelReplayMode_fn)(CUcontext context);
+typedef CUptiResult (*cubind__cuptiDisableKernelReplayMode_fn)(CUcontext context);
+typedef CUptiResult (*cubind__cuptiKernelReplaySubscribeUpdate_fn)(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
+typedef CUptiResult (*cubind__cuptiGetNumMetrics_fn)(uint32_t *numMetrics);
+typedef CUptiResult (*cubind__cuptiEnumMetrics_fn)(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+typedef CUptiResult (*cubind__cuptiDeviceGetNumMetrics_fn)(CUdevice device, uint32_t *numMetrics);
+typedef CUptiResult (*cubind__cuptiDeviceEnumMetrics_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+typedef CUptiResult (*cubind__cuptiMetricGetAttribute_fn)(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiMetricGetIdFromName_fn)(CUdevice device, const char *metricName, CUpti_MetricID *metric);
+typedef CUptiResult (*cubind__cuptiMetricGetNumEvents_fn)(CUpti_MetricID metric, uint32_t *numEvents);
+typedef CUptiResult (*cubind__cuptiMetricEnumEvents_fn)(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
+typedef CUptiResult (*cubind__cuptiMetricGetNumProperties_fn)(CUpti_MetricID metric, uint32_t *numProp);
+typedef CUptiResult (*cubind__cuptiMetricEnumProperties_fn)(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
+typedef CUptiResult (*cubind__cuptiMetricGetRequiredEventGroupSets_fn)(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
+typedef CUptiResult (*cubind__cuptiMetricCreateEventGroupSets_fn)(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
+typedef CUptiResult (*cubind__cuptiMetricGetValue_fn)(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
+typedef CUptiResult (*cubind__cuptiMetricGetValue2_fn)(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
+typedef CUptiResult (*cubind__cuptiGetTimestamp_fn)(uint64_t *timestamp);
+typedef CUptiResult (*cubind__cuptiGetContextId_fn)(CUcontext context, uint32_t *contextId);
+typedef CUptiResult (*cubind__cuptiGetStreamId_fn)(CUcontext context, CUstream stream, uint32_t *streamId);
+typedef CUptiResult (*cubind__cuptiGetStreamIdEx_fn)(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
+typedef CUptiResult (*cubind__cuptiGetDeviceId_fn)(CUcontext context, uint32_t *deviceId);
+typedef CUptiResult (*cubind__cuptiGetGraphNodeId_fn)(CUgraphNode node, uint64_t *nodeId);
+typedef CUptiResult (*cubind__cuptiGetGraphId_fn)(CUgraph graph, uint32_t *pId);
+typedef CUptiResult (*cubind__cuptiGetGraphExecId_fn)(CUgraphExec graphExec, uint32_t *pId);
+typedef CUptiResult (*cubind__cuptiActivityEnable_fn)(CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityEnableAndDump_fn)(CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityDisable_fn)(CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityEnableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityDisableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
+typedef CUptiResult (*cubind__cuptiActivityGetNumDroppedRecords_fn)(CUcontext context, uint32_t streamId, size_t *dropped);
+typedef CUptiResult (*cubind__cuptiActivityGetNextRecord_fn)(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
+typedef CUptiResult (*cubind__cuptiActivityRegisterCallbacks_fn)(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
+typedef CUptiResult (*cubind__cuptiActivityFlush_fn)(CUcontext context, uint32_t streamId, uint32_t flag);
+typedef CUptiResult (*cubind__cuptiActivityFlushAll_fn)(uint32_t flag);
+typedef CUptiResult (*cubind__cuptiActivityGetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiActivitySetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+typedef CUptiResult (*cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
+typedef CUptiResult (*cubind__cuptiGetAutoBoostState_fn)(CUcontext context, CUpti_ActivityAutoBoostState *state);
+typedef CUptiResult (*cubind__cuptiActivityConfigurePCSampling_fn)(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
+typedef CUptiResult (*cubind__cuptiGetLastError_fn)(void);
+typedef CUptiResult (*cubind__cuptiSetThreadIdType_fn)(CUpti_ActivityThreadIdType type);
+typedef CUptiResult (*cubind__cuptiGetThreadIdType_fn)(CUpti_ActivityThreadIdType *type);
+typedef CUptiResult (*cubind__cuptiComputeCapabilitySupported_fn)(int major, int minor, int *support);
+typedef CUptiResult (*cubind__cuptiDeviceSupported_fn)(CUdevice dev, int *support);
+typedef CUptiResult (*cubind__cuptiDeviceVirtualizationMode_fn)(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
+typedef CUptiResult (*cubind__cuptiFinalize_fn)(void);
+typedef CUptiResult (*cubind__cuptiActivityPushExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t id);
+typedef CUptiResult (*cubind__cuptiActivityPopExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
+typedef CUptiResult (*cubind__cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityFlushPeriod_fn)(uint32_t time);
+typedef CUptiResult (*cubind__cuptiActivityEnableLaunchAttributes_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityRegisterTimestampCallback_fn)(CUpti_TimestampCallbackFunc funcTimestamp);
+typedef CUptiResult (*cubind__cuptiActivityEnableDeviceGraph_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableDriverApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableRuntimeApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableHWTrace_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableAllocationSource_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableAllSyncRecords_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)(uint8_t enable);
+typedef CUptiResult (*cubind__cuptiPCSamplingSetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetData_fn)(CUpti_PCSamplingGetDataParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingEnable_fn)(CUpti_PCSamplingEnableParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingDisable_fn)(CUpti_PCSamplingDisableParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingStart_fn)(CUpti_PCSamplingStartParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingStop_fn)(CUpti_PCSamplingStopParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetNumStallReasons_fn)(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
+typedef CUptiResult (*cubind__cuptiPCSamplingGetStallReasons_fn)(CUpti_PCSamplingGetStallReasonsParams *pParams);
+typedef CUptiResult (*cubind__cuptiGetSassToSourceCorrelation_fn)(CUpti_GetSassToSourceCorrelationParams *pParams);
+typedef CUptiResult (*cubind__cuptiGetCubinCrc_fn)(CUpti_GetCubinCrcParams *pParams);
+typedef CUptiResult (*cubind__cuptiRegisterComputeCrcCallback_fn)(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
+typedef CUptiResult (*cubind__cuptiPmSamplingSetConfig_fn)(CUpti_PmSampling_SetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingEnable_fn)(CUpti_PmSampling_Enable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingDisable_fn)(CUpti_PmSampling_Disable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingStart_fn)(CUpti_PmSampling_Start_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingStop_fn)(CUpti_PmSampling_Stop_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingDecodeData_fn)(CUpti_PmSampling_DecodeData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterAvailability_fn)(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataSize_fn)(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataImageInitialize_fn)(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataInfo_fn)(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerInitialize_fn)(CUpti_Profiler_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerDeInitialize_fn)(CUpti_Profiler_DeInitialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateSize_fn)(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitialize_fn)(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerBeginSession_fn)(CUpti_Profiler_BeginSession_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerEndSession_fn)(CUpti_Profiler_EndSession_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerSetConfig_fn)(CUpti_Profiler_SetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerUnsetConfig_fn)(CUpti_Profiler_UnsetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerBeginPass_fn)(CUpti_Profiler_BeginPass_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerEndPass_fn)(CUpti_Profiler_EndPass_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerEnableProfiling_fn)(CUpti_Profiler_EnableProfiling_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerDisableProfiling_fn)(CUpti_Profiler_DisableProfiling_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerIsPassCollected_fn)(CUpti_Profiler_IsPassCollected_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerFlushCounterData_fn)(CUpti_Profiler_FlushCounterData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerPushRange_fn)(CUpti_Profiler_PushRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerPopRange_fn)(CUpti_Profiler_PopRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerGetCounterAvailability_fn)(CUpti_Profiler_GetCounterAvailability_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerDeviceSupported_fn)(CUpti_Profiler_DeviceSupported_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerSetConfig_fn)(CUpti_RangeProfiler_SetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerEnable_fn)(CUpti_RangeProfiler_Enable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerDisable_fn)(CUpti_RangeProfiler_Disable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerStart_fn)(CUpti_RangeProfiler_Start_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerStop_fn)(CUpti_RangeProfiler_Stop_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerPushRange_fn)(CUpti_RangeProfiler_PushRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerPopRange_fn)(CUpti_RangeProfiler_PopRange_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerDecodeData_fn)(CUpti_RangeProfiler_DecodeData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataSize_fn)(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataInfo_fn)(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetNumOfMetrics_fn)(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetMetrics_fn)(CUpti_SassMetrics_GetMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetProperties_fn)(CUpti_SassMetrics_GetProperties_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsSetConfig_fn)(CUpti_SassMetricsSetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsUnsetConfig_fn)(CUpti_SassMetricsUnsetConfig_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsEnable_fn)(CUpti_SassMetricsEnable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsDisable_fn)(CUpti_SassMetricsDisable_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsGetDataProperties_fn)(CUpti_SassMetricsGetDataProperties_Params *pParams);
+typedef CUptiResult (*cubind__cuptiSassMetricsFlushData_fn)(CUpti_SassMetricsFlushData_Params *pParams);
+typedef CUptiResult (*cubind__cuptiDeviceGetChipName_fn)(CUpti_Device_GetChipName_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostInitialize_fn)(CUpti_Profiler_Host_Initialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostDeinitialize_fn)(CUpti_Profiler_Host_Deinitialize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetSupportedChips_fn)(CUpti_Profiler_Host_GetSupportedChips_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetBaseMetrics_fn)(CUpti_Profiler_Host_GetBaseMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetSubMetrics_fn)(CUpti_Profiler_Host_GetSubMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetMetricProperties_fn)(CUpti_Profiler_Host_GetMetricProperties_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetRangeName_fn)(CUpti_Profiler_Host_GetRangeName_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostEvaluateToGpuValues_fn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostConfigAddMetrics_fn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetConfigImageSize_fn)(CUpti_Profiler_Host_GetConfigImageSize_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetConfigImage_fn)(CUpti_Profiler_Host_GetConfigImage_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetNumOfPasses_fn)(CUpti_Profiler_Host_GetNumOfPasses_Params *pParams);
+typedef CUptiResult (*cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn)(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *pParams);
+
+/* What the wrapper calls until cuptiGetResultString is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetResultString(CUptiResult result, const char **str)
+{
+    return (CUptiResult)cubind__shape_111(result, (uintptr_t)str, 39, (cubind__fnptr)cubind__slow_cuptiGetResultString);
 }
 
 CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str)
 {
-    cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__target((cubind__fnptr)slow_cuptiGetResultString, &cubind__cupti_offsets[0]);
+    cubind__cuptiGetResultString_fn cubind_fn = (cubind__cuptiGetResultString_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetResultString, &cubind__cupti_offsets[0]);
     CUptiResult cubind_status = cubind_fn(result, str);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 0, (int)cubind_status);
+        return (CUptiResult)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetErrorMessage_fn)(CUptiResult result, const char **str);
-
-/* What the wrapper calls until cuptiGetErrorMessage is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetErrorMessage(CUptiResult result, const char **str)
+/* What the wrapper calls until cuptiGetErrorMessage is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetErrorMessage(CUptiResult result, const char **str)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 1), (long long)result, (uintptr_t)str);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__resolve(&cubind__cupti_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetErrorMessage);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(result, str);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(result, (uintptr_t)str, 40, (cubind__fnptr)cubind__slow_cuptiGetErrorMessage);
 }
 
 CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str)
 {
-    cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__target((cubind__fnptr)slow_cuptiGetErrorMessage, &cubind__cupti_offsets[1]);
+    cubind__cuptiGetErrorMessage_fn cubind_fn = (cubind__cuptiGetErrorMessage_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetErrorMessage, &cubind__cupti_offsets[1]);
     CUptiResult cubind_status = cubind_fn(result, str);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 1, (int)cubind_status);
+        return (CUptiResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetVersion_fn)(uint32_t *version);
-
-/* What the wrapper calls until cuptiGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetVersion(uint32_t *version)
+/* What the wrapper calls until cuptiGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetVersion(uint32_t *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 2), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__resolve(&cubind__cupti_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetVersion);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)version, 30, (cubind__fnptr)cubind__slow_cuptiGetVersion);
 }
 
 CUptiResult cubind_cupti_get_version(uint32_t *version)
 {
-    cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__target((cubind__fnptr)slow_cuptiGetVersion, &cubind__cupti_offsets[2]);
+    cubind__cuptiGetVersion_fn cubind_fn = (cubind__cuptiGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetVersion, &cubind__cupti_offsets[2]);
     CUptiResult cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 2, (int)cubind_status);
+        return (CUptiResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSupportedDomains_fn)(size_t *domainCount, CUpti_DomainTable *domainTable);
-
-/* What the wrapper calls until cuptiSupportedDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)
+/* What the wrapper calls until cuptiSupportedDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 3), (uintptr_t)domainCount, (uintptr_t)domainTable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cuptiSupportedDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(domainCount, domainTable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)domainCount, (uintptr_t)domainTable, 41, (cubind__fnptr)cubind__slow_cuptiSupportedDomains);
 }
 
 CUptiResult cubind_cupti_supported_domains(size_t *domainCount, CUpti_DomainTable *domainTable)
 {
-    cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__target((cubind__fnptr)slow_cuptiSupportedDomains, &cubind__cupti_offsets[3]);
+    cubind__cuptiSupportedDomains_fn cubind_fn = (cubind__cuptiSupportedDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSupportedDomains, &cubind__cupti_offsets[3]);
     CUptiResult cubind_status = cubind_fn(domainCount, domainTable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 3, (int)cubind_status);
+        return (CUptiResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSubscribe_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
-
-/* What the wrapper calls until cuptiSubscribe is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
+/* What the wrapper calls until cuptiSubscribe is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 4), (uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__resolve(&cubind__cupti_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cuptiSubscribe);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(subscriber, callback, userdata);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, 2, (cubind__fnptr)cubind__slow_cuptiSubscribe);
 }
 
 CUptiResult cubind_cupti_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
 {
-    cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__target((cubind__fnptr)slow_cuptiSubscribe, &cubind__cupti_offsets[4]);
+    cubind__cuptiSubscribe_fn cubind_fn = (cubind__cuptiSubscribe_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSubscribe, &cubind__cupti_offsets[4]);
     CUptiResult cubind_status = cubind_fn(subscriber, callback, userdata);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 4, (int)cubind_status);
+        return (CUptiResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSubscribe_v2_fn)(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
-
-/* What the wrapper calls until cuptiSubscribe_v2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
+/* What the wrapper calls until cuptiSubscribe_v2 is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 5), (uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__resolve(&cubind__cupti_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cuptiSubscribe_v2);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(subscriber, callback, userdata, pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_86((uintptr_t)subscriber, (uintptr_t)callback, (uintptr_t)userdata, (uintptr_t)pParams, 95, (cubind__fnptr)cubind__slow_cuptiSubscribe_v2);
 }
 
 CUptiResult cubind_cupti_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)
 {
-    cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__target((cubind__fnptr)slow_cuptiSubscribe_v2, &cubind__cupti_offsets[5]);
+    cubind__cuptiSubscribe_v2_fn cubind_fn = (cubind__cuptiSubscribe_v2_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSubscribe_v2, &cubind__cupti_offsets[5]);
     CUptiResult cubind_status = cubind_fn(subscriber, callback, userdata, pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 5, (int)cubind_status);
+        return (CUptiResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiUnsubscribe_fn)(CUpti_SubscriberHandle subscriber);
-
-/* What the wrapper calls until cuptiUnsubscribe is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
+/* What the wrapper calls until cuptiUnsubscribe is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 6), (uintptr_t)subscriber);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__resolve(&cubind__cupti_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cuptiUnsubscribe);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(subscriber);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)subscriber, 31, (cubind__fnptr)cubind__slow_cuptiUnsubscribe);
 }
 
 CUptiResult cubind_cupti_unsubscribe(CUpti_SubscriberHandle subscriber)
 {
-    cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__target((cubind__fnptr)slow_cuptiUnsubscribe, &cubind__cupti_offsets[6]);
+    cubind__cuptiUnsubscribe_fn cubind_fn = (cubind__cuptiUnsubscribe_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiUnsubscribe, &cubind__cupti_offsets[6]);
     CUptiResult cubind_status = cubind_fn(subscriber);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 6, (int)cubind_status);
+        return (CUptiResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetCallbackState_fn)(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-
-/* What the wrapper calls until cuptiGetCallbackState is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+/* What the wrapper calls until cuptiGetCallbackState is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 7), (uintptr_t)enable, (uintptr_t)subscriber, (long long)domain, (unsigned long long)cbid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__resolve(&cubind__cupti_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetCallbackState);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber, domain, cbid);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113((uintptr_t)enable, (uintptr_t)subscriber, domain, cbid, 0, (cubind__fnptr)cubind__slow_cuptiGetCallbackState);
 }
 
 CUptiResult cubind_cupti_get_callback_state(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__target((cubind__fnptr)slow_cuptiGetCallbackState, &cubind__cupti_offsets[7]);
+    cubind__cuptiGetCallbackState_fn cubind_fn = (cubind__cuptiGetCallbackState_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetCallbackState, &cubind__cupti_offsets[7]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain, cbid);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 7, (int)cubind_status);
+        return (CUptiResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableCallback_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
-
-/* What the wrapper calls until cuptiEnableCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+/* What the wrapper calls until cuptiEnableCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 8), (unsigned long long)enable, (uintptr_t)subscriber, (long long)domain, (unsigned long long)cbid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__resolve(&cubind__cupti_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableCallback);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber, domain, cbid);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113(enable, (uintptr_t)subscriber, domain, cbid, 1, (cubind__fnptr)cubind__slow_cuptiEnableCallback);
 }
 
 CUptiResult cubind_cupti_enable_callback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__target((cubind__fnptr)slow_cuptiEnableCallback, &cubind__cupti_offsets[8]);
+    cubind__cuptiEnableCallback_fn cubind_fn = (cubind__cuptiEnableCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableCallback, &cubind__cupti_offsets[8]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain, cbid);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 8, (int)cubind_status);
+        return (CUptiResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableDomain_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
-
-/* What the wrapper calls until cuptiEnableDomain is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
+/* What the wrapper calls until cuptiEnableDomain is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 9), (unsigned long long)enable, (uintptr_t)subscriber, (long long)domain);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__resolve(&cubind__cupti_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableDomain);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber, domain);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(enable, (uintptr_t)subscriber, domain, 3, (cubind__fnptr)cubind__slow_cuptiEnableDomain);
 }
 
 CUptiResult cubind_cupti_enable_domain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)
 {
-    cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__target((cubind__fnptr)slow_cuptiEnableDomain, &cubind__cupti_offsets[9]);
+    cubind__cuptiEnableDomain_fn cubind_fn = (cubind__cuptiEnableDomain_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableDomain, &cubind__cupti_offsets[9]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber, domain);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 9, (int)cubind_status);
+        return (CUptiResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableAllDomains_fn)(uint32_t enable, CUpti_SubscriberHandle subscriber);
-
-/* What the wrapper calls until cuptiEnableAllDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
+/* What the wrapper calls until cuptiEnableAllDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 10), (unsigned long long)enable, (uintptr_t)subscriber);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableAllDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable, subscriber);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(enable, (uintptr_t)subscriber, 42, (cubind__fnptr)cubind__slow_cuptiEnableAllDomains);
 }
 
 CUptiResult cubind_cupti_enable_all_domains(uint32_t enable, CUpti_SubscriberHandle subscriber)
 {
-    cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__target((cubind__fnptr)slow_cuptiEnableAllDomains, &cubind__cupti_offsets[10]);
+    cubind__cuptiEnableAllDomains_fn cubind_fn = (cubind__cuptiEnableAllDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableAllDomains, &cubind__cupti_offsets[10]);
     CUptiResult cubind_status = cubind_fn(enable, subscriber);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 10, (int)cubind_status);
+        return (CUptiResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetCallbackName_fn)(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
-
-/* What the wrapper calls until cuptiGetCallbackName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
+/* What the wrapper calls until cuptiGetCallbackName is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 11), (long long)domain, (unsigned long long)cbid, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__resolve(&cubind__cupti_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetCallbackName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(domain, cbid, name);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(domain, cbid, (uintptr_t)name, 4, (cubind__fnptr)cubind__slow_cuptiGetCallbackName);
 }
 
 CUptiResult cubind_cupti_get_callback_name(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-    cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__target((cubind__fnptr)slow_cuptiGetCallbackName, &cubind__cupti_offsets[11]);
+    cubind__cuptiGetCallbackName_fn cubind_fn = (cubind__cuptiGetCallbackName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetCallbackName, &cubind__cupti_offsets[11]);
     CUptiResult cubind_status = cubind_fn(domain, cbid, name);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 11, (int)cubind_status);
+        return (CUptiResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSetEventCollectionMode_fn)(CUcontext context, CUpti_EventCollectionMode mode);
-
-/* What the wrapper calls until cuptiSetEventCollectionMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)
+/* What the wrapper calls until cuptiSetEventCollectionMode is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 12), (uintptr_t)context, (long long)mode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cuptiSetEventCollectionMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, mode);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, mode, 43, (cubind__fnptr)cubind__slow_cuptiSetEventCollectionMode);
 }
 
 CUptiResult cubind_cupti_set_event_collection_mode(CUcontext context, CUpti_EventCollectionMode mode)
 {
-    cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__target((cubind__fnptr)slow_cuptiSetEventCollectionMode, &cubind__cupti_offsets[12]);
+    cubind__cuptiSetEventCollectionMode_fn cubind_fn = (cubind__cuptiSetEventCollectionMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSetEventCollectionMode, &cubind__cupti_offsets[12]);
     CUptiResult cubind_status = cubind_fn(context, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 12, (int)cubind_status);
+        return (CUptiResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetAttribute_fn)(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiDeviceGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiDeviceGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 13), (long long)device, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113(device, attrib, (uintptr_t)valueSize, (uintptr_t)value, 2, (cubind__fnptr)cubind__slow_cuptiDeviceGetAttribute);
 }
 
 CUptiResult cubind_cupti_device_get_attribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetAttribute, &cubind__cupti_offsets[13]);
+    cubind__cuptiDeviceGetAttribute_fn cubind_fn = (cubind__cuptiDeviceGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetAttribute, &cubind__cupti_offsets[13]);
     CUptiResult cubind_status = cubind_fn(device, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 13, (int)cubind_status);
+        return (CUptiResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetNumEventDomains_fn)(CUdevice device, uint32_t *numDomains);
-
-/* What the wrapper calls until cuptiDeviceGetNumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)
+/* What the wrapper calls until cuptiDeviceGetNumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 14), (long long)device, (uintptr_t)numDomains);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetNumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, numDomains);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(device, (uintptr_t)numDomains, 44, (cubind__fnptr)cubind__slow_cuptiDeviceGetNumEventDomains);
 }
 
 CUptiResult cubind_cupti_device_get_num_event_domains(CUdevice device, uint32_t *numDomains)
 {
-    cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetNumEventDomains, &cubind__cupti_offsets[14]);
+    cubind__cuptiDeviceGetNumEventDomains_fn cubind_fn = (cubind__cuptiDeviceGetNumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetNumEventDomains, &cubind__cupti_offsets[14]);
     CUptiResult cubind_status = cubind_fn(device, numDomains);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 14, (int)cubind_status);
+        return (CUptiResult)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceEnumEventDomains_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
-
-/* What the wrapper calls until cuptiDeviceEnumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
+/* What the wrapper calls until cuptiDeviceEnumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 15), (long long)device, (uintptr_t)arraySizeBytes, (uintptr_t)domainArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceEnumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, arraySizeBytes, domainArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(device, (uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 5, (cubind__fnptr)cubind__slow_cuptiDeviceEnumEventDomains);
 }
 
 CUptiResult cubind_cupti_device_enum_event_domains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceEnumEventDomains, &cubind__cupti_offsets[15]);
+    cubind__cuptiDeviceEnumEventDomains_fn cubind_fn = (cubind__cuptiDeviceEnumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceEnumEventDomains, &cubind__cupti_offsets[15]);
     CUptiResult cubind_status = cubind_fn(device, arraySizeBytes, domainArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 15, (int)cubind_status);
+        return (CUptiResult)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetEventDomainAttribute_fn)(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiDeviceGetEventDomainAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiDeviceGetEventDomainAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 16), (long long)device, (unsigned long long)eventDomain, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, eventDomain, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_75(device, eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 90);
 }
 
 CUptiResult cubind_cupti_device_get_event_domain_attribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetEventDomainAttribute, &cubind__cupti_offsets[16]);
+    cubind__cuptiDeviceGetEventDomainAttribute_fn cubind_fn = (cubind__cuptiDeviceGetEventDomainAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetEventDomainAttribute, &cubind__cupti_offsets[16]);
     CUptiResult cubind_status = cubind_fn(device, eventDomain, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 16, (int)cubind_status);
+        return (CUptiResult)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetNumEventDomains_fn)(uint32_t *numDomains);
-
-/* What the wrapper calls until cuptiGetNumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetNumEventDomains(uint32_t *numDomains)
+/* What the wrapper calls until cuptiGetNumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetNumEventDomains(uint32_t *numDomains)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 17), (uintptr_t)numDomains);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetNumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(numDomains);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)numDomains, 32, (cubind__fnptr)cubind__slow_cuptiGetNumEventDomains);
 }
 
 CUptiResult cubind_cupti_get_num_event_domains(uint32_t *numDomains)
 {
-    cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiGetNumEventDomains, &cubind__cupti_offsets[17]);
+    cubind__cuptiGetNumEventDomains_fn cubind_fn = (cubind__cuptiGetNumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetNumEventDomains, &cubind__cupti_offsets[17]);
     CUptiResult cubind_status = cubind_fn(numDomains);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 17, (int)cubind_status);
+        return (CUptiResult)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnumEventDomains_fn)(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
-
-/* What the wrapper calls until cuptiEnumEventDomains is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
+/* What the wrapper calls until cuptiEnumEventDomains is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 18), (uintptr_t)arraySizeBytes, (uintptr_t)domainArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__resolve(&cubind__cupti_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnumEventDomains);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(arraySizeBytes, domainArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)arraySizeBytes, (uintptr_t)domainArray, 45, (cubind__fnptr)cubind__slow_cuptiEnumEventDomains);
 }
 
 CUptiResult cubind_cupti_enum_event_domains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)
 {
-    cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__target((cubind__fnptr)slow_cuptiEnumEventDomains, &cubind__cupti_offsets[18]);
+    cubind__cuptiEnumEventDomains_fn cubind_fn = (cubind__cuptiEnumEventDomains_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnumEventDomains, &cubind__cupti_offsets[18]);
     CUptiResult cubind_status = cubind_fn(arraySizeBytes, domainArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 18, (int)cubind_status);
+        return (CUptiResult)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventDomainGetAttribute_fn)(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventDomainGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiEventDomainGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 19), (unsigned long long)eventDomain, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventDomainGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventDomain, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113(eventDomain, attrib, (uintptr_t)valueSize, (uintptr_t)value, 3, (cubind__fnptr)cubind__slow_cuptiEventDomainGetAttribute);
 }
 
 CUptiResult cubind_cupti_event_domain_get_attribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainGetAttribute, &cubind__cupti_offsets[19]);
+    cubind__cuptiEventDomainGetAttribute_fn cubind_fn = (cubind__cuptiEventDomainGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventDomainGetAttribute, &cubind__cupti_offsets[19]);
     CUptiResult cubind_status = cubind_fn(eventDomain, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 19, (int)cubind_status);
+        return (CUptiResult)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventDomainGetNumEvents_fn)(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
-
-/* What the wrapper calls until cuptiEventDomainGetNumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
+/* What the wrapper calls until cuptiEventDomainGetNumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 20), (unsigned long long)eventDomain, (uintptr_t)numEvents);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventDomainGetNumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventDomain, numEvents);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(eventDomain, (uintptr_t)numEvents, 46, (cubind__fnptr)cubind__slow_cuptiEventDomainGetNumEvents);
 }
 
 CUptiResult cubind_cupti_event_domain_get_num_events(CUpti_EventDomainID eventDomain, uint32_t *numEvents)
 {
-    cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainGetNumEvents, &cubind__cupti_offsets[20]);
+    cubind__cuptiEventDomainGetNumEvents_fn cubind_fn = (cubind__cuptiEventDomainGetNumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventDomainGetNumEvents, &cubind__cupti_offsets[20]);
     CUptiResult cubind_status = cubind_fn(eventDomain, numEvents);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 20, (int)cubind_status);
+        return (CUptiResult)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventDomainEnumEvents_fn)(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
-
-/* What the wrapper calls until cuptiEventDomainEnumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
+/* What the wrapper calls until cuptiEventDomainEnumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 21), (unsigned long long)eventDomain, (uintptr_t)arraySizeBytes, (uintptr_t)eventArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventDomainEnumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventDomain, arraySizeBytes, eventArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(eventDomain, (uintptr_t)arraySizeBytes, (uintptr_t)eventArray, 6, (cubind__fnptr)cubind__slow_cuptiEventDomainEnumEvents);
 }
 
 CUptiResult cubind_cupti_event_domain_enum_events(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)
 {
-    cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventDomainEnumEvents, &cubind__cupti_offsets[21]);
+    cubind__cuptiEventDomainEnumEvents_fn cubind_fn = (cubind__cuptiEventDomainEnumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventDomainEnumEvents, &cubind__cupti_offsets[21]);
     CUptiResult cubind_status = cubind_fn(eventDomain, arraySizeBytes, eventArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 21, (int)cubind_status);
+        return (CUptiResult)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGetAttribute_fn)(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiEventGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 22), (unsigned long long)event, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(event, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113(event, attrib, (uintptr_t)valueSize, (uintptr_t)value, 4, (cubind__fnptr)cubind__slow_cuptiEventGetAttribute);
 }
 
 CUptiResult cubind_cupti_event_get_attribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGetAttribute, &cubind__cupti_offsets[22]);
+    cubind__cuptiEventGetAttribute_fn cubind_fn = (cubind__cuptiEventGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGetAttribute, &cubind__cupti_offsets[22]);
     CUptiResult cubind_status = cubind_fn(event, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 22, (int)cubind_status);
+        return (CUptiResult)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGetIdFromName_fn)(CUdevice device, const char *eventName, CUpti_EventID *event);
-
-/* What the wrapper calls until cuptiEventGetIdFromName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)
+/* What the wrapper calls until cuptiEventGetIdFromName is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 23), (long long)device, (uintptr_t)eventName, (uintptr_t)event);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__resolve(&cubind__cupti_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGetIdFromName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, eventName, event);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(device, (uintptr_t)eventName, (uintptr_t)event, 7, (cubind__fnptr)cubind__slow_cuptiEventGetIdFromName);
 }
 
 CUptiResult cubind_cupti_event_get_id_from_name(CUdevice device, const char *eventName, CUpti_EventID *event)
 {
-    cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__target((cubind__fnptr)slow_cuptiEventGetIdFromName, &cubind__cupti_offsets[23]);
+    cubind__cuptiEventGetIdFromName_fn cubind_fn = (cubind__cuptiEventGetIdFromName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGetIdFromName, &cubind__cupti_offsets[23]);
     CUptiResult cubind_status = cubind_fn(device, eventName, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 23, (int)cubind_status);
+        return (CUptiResult)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupCreate_fn)(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
-
-/* What the wrapper calls until cuptiEventGroupCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
+/* What the wrapper calls until cuptiEventGroupCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 24), (uintptr_t)context, (uintptr_t)eventGroup, (unsigned long long)flags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__resolve(&cubind__cupti_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupCreate);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, eventGroup, flags);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, (uintptr_t)eventGroup, flags, 8, (cubind__fnptr)cubind__slow_cuptiEventGroupCreate);
 }
 
 CUptiResult cubind_cupti_event_group_create(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)
 {
-    cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupCreate, &cubind__cupti_offsets[24]);
+    cubind__cuptiEventGroupCreate_fn cubind_fn = (cubind__cuptiEventGroupCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupCreate, &cubind__cupti_offsets[24]);
     CUptiResult cubind_status = cubind_fn(context, eventGroup, flags);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 24, (int)cubind_status);
+        return (CUptiResult)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupDestroy_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 25), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__resolve(&cubind__cupti_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupDestroy);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 33, (cubind__fnptr)cubind__slow_cuptiEventGroupDestroy);
 }
 
 CUptiResult cubind_cupti_event_group_destroy(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupDestroy, &cubind__cupti_offsets[25]);
+    cubind__cuptiEventGroupDestroy_fn cubind_fn = (cubind__cuptiEventGroupDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupDestroy, &cubind__cupti_offsets[25]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 25, (int)cubind_status);
+        return (CUptiResult)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupGetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventGroupGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiEventGroupGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 26), (uintptr_t)eventGroup, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113((uintptr_t)eventGroup, attrib, (uintptr_t)valueSize, (uintptr_t)value, 5, (cubind__fnptr)cubind__slow_cuptiEventGroupGetAttribute);
 }
 
 CUptiResult cubind_cupti_event_group_get_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupGetAttribute, &cubind__cupti_offsets[26]);
+    cubind__cuptiEventGroupGetAttribute_fn cubind_fn = (cubind__cuptiEventGroupGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupGetAttribute, &cubind__cupti_offsets[26]);
     CUptiResult cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 26, (int)cubind_status);
+        return (CUptiResult)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetAttribute_fn)(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
-
-/* What the wrapper calls until cuptiEventGroupSetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
+/* What the wrapper calls until cuptiEventGroupSetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 27), (uintptr_t)eventGroup, (long long)attrib, (unsigned long long)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113((uintptr_t)eventGroup, attrib, valueSize, (uintptr_t)value, 6, (cubind__fnptr)cubind__slow_cuptiEventGroupSetAttribute);
 }
 
 CUptiResult cubind_cupti_event_group_set_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)
 {
-    cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetAttribute, &cubind__cupti_offsets[27]);
+    cubind__cuptiEventGroupSetAttribute_fn cubind_fn = (cubind__cuptiEventGroupSetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetAttribute, &cubind__cupti_offsets[27]);
     CUptiResult cubind_status = cubind_fn(eventGroup, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 27, (int)cubind_status);
+        return (CUptiResult)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupAddEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
-
-/* What the wrapper calls until cuptiEventGroupAddEvent is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
+/* What the wrapper calls until cuptiEventGroupAddEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 28), (uintptr_t)eventGroup, (unsigned long long)event);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__resolve(&cubind__cupti_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupAddEvent);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, event);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)eventGroup, event, 47, (cubind__fnptr)cubind__slow_cuptiEventGroupAddEvent);
 }
 
 CUptiResult cubind_cupti_event_group_add_event(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupAddEvent, &cubind__cupti_offsets[28]);
+    cubind__cuptiEventGroupAddEvent_fn cubind_fn = (cubind__cuptiEventGroupAddEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupAddEvent, &cubind__cupti_offsets[28]);
     CUptiResult cubind_status = cubind_fn(eventGroup, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 28, (int)cubind_status);
+        return (CUptiResult)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupRemoveEvent_fn)(CUpti_EventGroup eventGroup, CUpti_EventID event);
-
-/* What the wrapper calls until cuptiEventGroupRemoveEvent is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
+/* What the wrapper calls until cuptiEventGroupRemoveEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 29), (uintptr_t)eventGroup, (unsigned long long)event);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__resolve(&cubind__cupti_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupRemoveEvent);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, event);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)eventGroup, event, 48, (cubind__fnptr)cubind__slow_cuptiEventGroupRemoveEvent);
 }
 
 CUptiResult cubind_cupti_event_group_remove_event(CUpti_EventGroup eventGroup, CUpti_EventID event)
 {
-    cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupRemoveEvent, &cubind__cupti_offsets[29]);
+    cubind__cuptiEventGroupRemoveEvent_fn cubind_fn = (cubind__cuptiEventGroupRemoveEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupRemoveEvent, &cubind__cupti_offsets[29]);
     CUptiResult cubind_status = cubind_fn(eventGroup, event);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 29, (int)cubind_status);
+        return (CUptiResult)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupRemoveAllEvents_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupRemoveAllEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupRemoveAllEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 30), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 34, (cubind__fnptr)cubind__slow_cuptiEventGroupRemoveAllEvents);
 }
 
 CUptiResult cubind_cupti_event_group_remove_all_events(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupRemoveAllEvents, &cubind__cupti_offsets[30]);
+    cubind__cuptiEventGroupRemoveAllEvents_fn cubind_fn = (cubind__cuptiEventGroupRemoveAllEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupRemoveAllEvents, &cubind__cupti_offsets[30]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 30, (int)cubind_status);
+        return (CUptiResult)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupResetAllEvents_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupResetAllEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupResetAllEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 31), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupResetAllEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 35, (cubind__fnptr)cubind__slow_cuptiEventGroupResetAllEvents);
 }
 
 CUptiResult cubind_cupti_event_group_reset_all_events(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupResetAllEvents, &cubind__cupti_offsets[31]);
+    cubind__cuptiEventGroupResetAllEvents_fn cubind_fn = (cubind__cuptiEventGroupResetAllEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupResetAllEvents, &cubind__cupti_offsets[31]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 31, (int)cubind_status);
+        return (CUptiResult)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupEnable_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupEnable(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 32), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 36, (cubind__fnptr)cubind__slow_cuptiEventGroupEnable);
 }
 
 CUptiResult cubind_cupti_event_group_enable(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupEnable, &cubind__cupti_offsets[32]);
+    cubind__cuptiEventGroupEnable_fn cubind_fn = (cubind__cuptiEventGroupEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupEnable, &cubind__cupti_offsets[32]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 32, (int)cubind_status);
+        return (CUptiResult)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupDisable_fn)(CUpti_EventGroup eventGroup);
-
-/* What the wrapper calls until cuptiEventGroupDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup)
+/* What the wrapper calls until cuptiEventGroupDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupDisable(CUpti_EventGroup eventGroup)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 33), (uintptr_t)eventGroup);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroup, 37, (cubind__fnptr)cubind__slow_cuptiEventGroupDisable);
 }
 
 CUptiResult cubind_cupti_event_group_disable(CUpti_EventGroup eventGroup)
 {
-    cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupDisable, &cubind__cupti_offsets[33]);
+    cubind__cuptiEventGroupDisable_fn cubind_fn = (cubind__cuptiEventGroupDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupDisable, &cubind__cupti_offsets[33]);
     CUptiResult cubind_status = cubind_fn(eventGroup);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 33, (int)cubind_status);
+        return (CUptiResult)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupReadEvent_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
-
-/* What the wrapper calls until cuptiEventGroupReadEvent is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
+/* What the wrapper calls until cuptiEventGroupReadEvent is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 34), (uintptr_t)eventGroup, (long long)flags, (unsigned long long)event, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__resolve(&cubind__cupti_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupReadEvent);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_75((uintptr_t)eventGroup, flags, event, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, 91);
 }
 
 CUptiResult cubind_cupti_event_group_read_event(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)
 {
-    cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupReadEvent, &cubind__cupti_offsets[34]);
+    cubind__cuptiEventGroupReadEvent_fn cubind_fn = (cubind__cuptiEventGroupReadEvent_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupReadEvent, &cubind__cupti_offsets[34]);
     CUptiResult cubind_status = cubind_fn(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 34, (int)cubind_status);
+        return (CUptiResult)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupReadAllEvents_fn)(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
-
-/* What the wrapper calls until cuptiEventGroupReadAllEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
+/* What the wrapper calls until cuptiEventGroupReadAllEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 35), (uintptr_t)eventGroup, (long long)flags, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)numEventIdsRead);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupReadAllEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_94((uintptr_t)eventGroup, flags, (uintptr_t)eventValueBufferSizeBytes, (uintptr_t)eventValueBuffer, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)numEventIdsRead, 17.0);
 }
 
 CUptiResult cubind_cupti_event_group_read_all_events(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)
 {
-    cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupReadAllEvents, &cubind__cupti_offsets[35]);
+    cubind__cuptiEventGroupReadAllEvents_fn cubind_fn = (cubind__cuptiEventGroupReadAllEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupReadAllEvents, &cubind__cupti_offsets[35]);
     CUptiResult cubind_status = cubind_fn(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 35, (int)cubind_status);
+        return (CUptiResult)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetsCreate_fn)(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
-
-/* What the wrapper calls until cuptiEventGroupSetsCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
+/* What the wrapper calls until cuptiEventGroupSetsCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 36), (uintptr_t)context, (unsigned long long)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)eventGroupPasses);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__resolve(&cubind__cupti_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetsCreate);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, eventIdArraySizeBytes, (uintptr_t)eventIdArray, (uintptr_t)eventGroupPasses, 7, (cubind__fnptr)cubind__slow_cuptiEventGroupSetsCreate);
 }
 
 CUptiResult cubind_cupti_event_group_sets_create(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetsCreate, &cubind__cupti_offsets[36]);
+    cubind__cuptiEventGroupSetsCreate_fn cubind_fn = (cubind__cuptiEventGroupSetsCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetsCreate, &cubind__cupti_offsets[36]);
     CUptiResult cubind_status = cubind_fn(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 36, (int)cubind_status);
+        return (CUptiResult)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetsDestroy_fn)(CUpti_EventGroupSets *eventGroupSets);
-
-/* What the wrapper calls until cuptiEventGroupSetsDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)
+/* What the wrapper calls until cuptiEventGroupSetsDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 37), (uintptr_t)eventGroupSets);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__resolve(&cubind__cupti_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetsDestroy);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroupSets);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroupSets, 38, (cubind__fnptr)cubind__slow_cuptiEventGroupSetsDestroy);
 }
 
 CUptiResult cubind_cupti_event_group_sets_destroy(CUpti_EventGroupSets *eventGroupSets)
 {
-    cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetsDestroy, &cubind__cupti_offsets[37]);
+    cubind__cuptiEventGroupSetsDestroy_fn cubind_fn = (cubind__cuptiEventGroupSetsDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetsDestroy, &cubind__cupti_offsets[37]);
     CUptiResult cubind_status = cubind_fn(eventGroupSets);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 37, (int)cubind_status);
+        return (CUptiResult)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetEnable_fn)(CUpti_EventGroupSet *eventGroupSet);
-
-/* What the wrapper calls until cuptiEventGroupSetEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)
+/* What the wrapper calls until cuptiEventGroupSetEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 38), (uintptr_t)eventGroupSet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroupSet);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroupSet, 39, (cubind__fnptr)cubind__slow_cuptiEventGroupSetEnable);
 }
 
 CUptiResult cubind_cupti_event_group_set_enable(CUpti_EventGroupSet *eventGroupSet)
 {
-    cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetEnable, &cubind__cupti_offsets[38]);
+    cubind__cuptiEventGroupSetEnable_fn cubind_fn = (cubind__cuptiEventGroupSetEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetEnable, &cubind__cupti_offsets[38]);
     CUptiResult cubind_status = cubind_fn(eventGroupSet);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 38, (int)cubind_status);
+        return (CUptiResult)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEventGroupSetDisable_fn)(CUpti_EventGroupSet *eventGroupSet);
-
-/* What the wrapper calls until cuptiEventGroupSetDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)
+/* What the wrapper calls until cuptiEventGroupSetDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 39), (uintptr_t)eventGroupSet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_cuptiEventGroupSetDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(eventGroupSet);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)eventGroupSet, 40, (cubind__fnptr)cubind__slow_cuptiEventGroupSetDisable);
 }
 
 CUptiResult cubind_cupti_event_group_set_disable(CUpti_EventGroupSet *eventGroupSet)
 {
-    cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__target((cubind__fnptr)slow_cuptiEventGroupSetDisable, &cubind__cupti_offsets[39]);
+    cubind__cuptiEventGroupSetDisable_fn cubind_fn = (cubind__cuptiEventGroupSetDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEventGroupSetDisable, &cubind__cupti_offsets[39]);
     CUptiResult cubind_status = cubind_fn(eventGroupSet);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 39, (int)cubind_status);
+        return (CUptiResult)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnableKernelReplayMode_fn)(CUcontext context);
-
-/* What the wrapper calls until cuptiEnableKernelReplayMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEnableKernelReplayMode(CUcontext context)
+/* What the wrapper calls until cuptiEnableKernelReplayMode is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnableKernelReplayMode(CUcontext context)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 40), (uintptr_t)context);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnableKernelReplayMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)context, 41, (cubind__fnptr)cubind__slow_cuptiEnableKernelReplayMode);
 }
 
 CUptiResult cubind_cupti_enable_kernel_replay_mode(CUcontext context)
 {
-    cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__target((cubind__fnptr)slow_cuptiEnableKernelReplayMode, &cubind__cupti_offsets[40]);
+    cubind__cuptiEnableKernelReplayMode_fn cubind_fn = (cubind__cuptiEnableKernelReplayMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnableKernelReplayMode, &cubind__cupti_offsets[40]);
     CUptiResult cubind_status = cubind_fn(context);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 40, (int)cubind_status);
+        return (CUptiResult)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDisableKernelReplayMode_fn)(CUcontext context);
-
-/* What the wrapper calls until cuptiDisableKernelReplayMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDisableKernelReplayMode(CUcontext context)
+/* What the wrapper calls until cuptiDisableKernelReplayMode is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDisableKernelReplayMode(CUcontext context)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 41), (uintptr_t)context);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_cuptiDisableKernelReplayMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)context, 42, (cubind__fnptr)cubind__slow_cuptiDisableKernelReplayMode);
 }
 
 CUptiResult cubind_cupti_disable_kernel_replay_mode(CUcontext context)
 {
-    cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__target((cubind__fnptr)slow_cuptiDisableKernelReplayMode, &cubind__cupti_offsets[41]);
+    cubind__cuptiDisableKernelReplayMode_fn cubind_fn = (cubind__cuptiDisableKernelReplayMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDisableKernelReplayMode, &cubind__cupti_offsets[41]);
     CUptiResult cubind_status = cubind_fn(context);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 41, (int)cubind_status);
+        return (CUptiResult)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiKernelReplaySubscribeUpdate_fn)(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
-
-/* What the wrapper calls until cuptiKernelReplaySubscribeUpdate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
+/* What the wrapper calls until cuptiKernelReplaySubscribeUpdate is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 42), (uintptr_t)updateFunc, (uintptr_t)customData);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__resolve(&cubind__cupti_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(updateFunc, customData);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)updateFunc, (uintptr_t)customData, 49, (cubind__fnptr)cubind__slow_cuptiKernelReplaySubscribeUpdate);
 }
 
 CUptiResult cubind_cupti_kernel_replay_subscribe_update(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)
 {
-    cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__target((cubind__fnptr)slow_cuptiKernelReplaySubscribeUpdate, &cubind__cupti_offsets[42]);
+    cubind__cuptiKernelReplaySubscribeUpdate_fn cubind_fn = (cubind__cuptiKernelReplaySubscribeUpdate_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiKernelReplaySubscribeUpdate, &cubind__cupti_offsets[42]);
     CUptiResult cubind_status = cubind_fn(updateFunc, customData);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 42, (int)cubind_status);
+        return (CUptiResult)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetNumMetrics_fn)(uint32_t *numMetrics);
-
-/* What the wrapper calls until cuptiGetNumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetNumMetrics(uint32_t *numMetrics)
+/* What the wrapper calls until cuptiGetNumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetNumMetrics(uint32_t *numMetrics)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 43), (uintptr_t)numMetrics);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetNumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(numMetrics);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)numMetrics, 43, (cubind__fnptr)cubind__slow_cuptiGetNumMetrics);
 }
 
 CUptiResult cubind_cupti_get_num_metrics(uint32_t *numMetrics)
 {
-    cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiGetNumMetrics, &cubind__cupti_offsets[43]);
+    cubind__cuptiGetNumMetrics_fn cubind_fn = (cubind__cuptiGetNumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetNumMetrics, &cubind__cupti_offsets[43]);
     CUptiResult cubind_status = cubind_fn(numMetrics);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 43, (int)cubind_status);
+        return (CUptiResult)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiEnumMetrics_fn)(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
-
-/* What the wrapper calls until cuptiEnumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
+/* What the wrapper calls until cuptiEnumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 44), (uintptr_t)arraySizeBytes, (uintptr_t)metricArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_cuptiEnumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(arraySizeBytes, metricArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 50, (cubind__fnptr)cubind__slow_cuptiEnumMetrics);
 }
 
 CUptiResult cubind_cupti_enum_metrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiEnumMetrics, &cubind__cupti_offsets[44]);
+    cubind__cuptiEnumMetrics_fn cubind_fn = (cubind__cuptiEnumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiEnumMetrics, &cubind__cupti_offsets[44]);
     CUptiResult cubind_status = cubind_fn(arraySizeBytes, metricArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 44, (int)cubind_status);
+        return (CUptiResult)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetNumMetrics_fn)(CUdevice device, uint32_t *numMetrics);
-
-/* What the wrapper calls until cuptiDeviceGetNumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)
+/* What the wrapper calls until cuptiDeviceGetNumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 45), (long long)device, (uintptr_t)numMetrics);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetNumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, numMetrics);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(device, (uintptr_t)numMetrics, 51, (cubind__fnptr)cubind__slow_cuptiDeviceGetNumMetrics);
 }
 
 CUptiResult cubind_cupti_device_get_num_metrics(CUdevice device, uint32_t *numMetrics)
 {
-    cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetNumMetrics, &cubind__cupti_offsets[45]);
+    cubind__cuptiDeviceGetNumMetrics_fn cubind_fn = (cubind__cuptiDeviceGetNumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetNumMetrics, &cubind__cupti_offsets[45]);
     CUptiResult cubind_status = cubind_fn(device, numMetrics);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 45, (int)cubind_status);
+        return (CUptiResult)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceEnumMetrics_fn)(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
-
-/* What the wrapper calls until cuptiDeviceEnumMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
+/* What the wrapper calls until cuptiDeviceEnumMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 46), (long long)device, (uintptr_t)arraySizeBytes, (uintptr_t)metricArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceEnumMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, arraySizeBytes, metricArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(device, (uintptr_t)arraySizeBytes, (uintptr_t)metricArray, 9, (cubind__fnptr)cubind__slow_cuptiDeviceEnumMetrics);
 }
 
 CUptiResult cubind_cupti_device_enum_metrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)
 {
-    cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceEnumMetrics, &cubind__cupti_offsets[46]);
+    cubind__cuptiDeviceEnumMetrics_fn cubind_fn = (cubind__cuptiDeviceEnumMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceEnumMetrics, &cubind__cupti_offsets[46]);
     CUptiResult cubind_status = cubind_fn(device, arraySizeBytes, metricArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 46, (int)cubind_status);
+        return (CUptiResult)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetAttribute_fn)(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiMetricGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiMetricGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 47), (unsigned long long)metric, (long long)attrib, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, attrib, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113(metric, attrib, (uintptr_t)valueSize, (uintptr_t)value, 8, (cubind__fnptr)cubind__slow_cuptiMetricGetAttribute);
 }
 
 CUptiResult cubind_cupti_metric_get_attribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)
 {
-    cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetAttribute, &cubind__cupti_offsets[47]);
+    cubind__cuptiMetricGetAttribute_fn cubind_fn = (cubind__cuptiMetricGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetAttribute, &cubind__cupti_offsets[47]);
     CUptiResult cubind_status = cubind_fn(metric, attrib, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 47, (int)cubind_status);
+        return (CUptiResult)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetIdFromName_fn)(CUdevice device, const char *metricName, CUpti_MetricID *metric);
-
-/* What the wrapper calls until cuptiMetricGetIdFromName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)
+/* What the wrapper calls until cuptiMetricGetIdFromName is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 48), (long long)device, (uintptr_t)metricName, (uintptr_t)metric);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__resolve(&cubind__cupti_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetIdFromName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, metricName, metric);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(device, (uintptr_t)metricName, (uintptr_t)metric, 10, (cubind__fnptr)cubind__slow_cuptiMetricGetIdFromName);
 }
 
 CUptiResult cubind_cupti_metric_get_id_from_name(CUdevice device, const char *metricName, CUpti_MetricID *metric)
 {
-    cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetIdFromName, &cubind__cupti_offsets[48]);
+    cubind__cuptiMetricGetIdFromName_fn cubind_fn = (cubind__cuptiMetricGetIdFromName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetIdFromName, &cubind__cupti_offsets[48]);
     CUptiResult cubind_status = cubind_fn(device, metricName, metric);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 48, (int)cubind_status);
+        return (CUptiResult)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetNumEvents_fn)(CUpti_MetricID metric, uint32_t *numEvents);
-
-/* What the wrapper calls until cuptiMetricGetNumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)
+/* What the wrapper calls until cuptiMetricGetNumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 49), (unsigned long long)metric, (uintptr_t)numEvents);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetNumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, numEvents);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(metric, (uintptr_t)numEvents, 52, (cubind__fnptr)cubind__slow_cuptiMetricGetNumEvents);
 }
 
 CUptiResult cubind_cupti_metric_get_num_events(CUpti_MetricID metric, uint32_t *numEvents)
 {
-    cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetNumEvents, &cubind__cupti_offsets[49]);
+    cubind__cuptiMetricGetNumEvents_fn cubind_fn = (cubind__cuptiMetricGetNumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetNumEvents, &cubind__cupti_offsets[49]);
     CUptiResult cubind_status = cubind_fn(metric, numEvents);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 49, (int)cubind_status);
+        return (CUptiResult)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricEnumEvents_fn)(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
-
-/* What the wrapper calls until cuptiMetricEnumEvents is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
+/* What the wrapper calls until cuptiMetricEnumEvents is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 50), (unsigned long long)metric, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__resolve(&cubind__cupti_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricEnumEvents);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(metric, (uintptr_t)eventIdArraySizeBytes, (uintptr_t)eventIdArray, 11, (cubind__fnptr)cubind__slow_cuptiMetricEnumEvents);
 }
 
 CUptiResult cubind_cupti_metric_enum_events(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)
 {
-    cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__target((cubind__fnptr)slow_cuptiMetricEnumEvents, &cubind__cupti_offsets[50]);
+    cubind__cuptiMetricEnumEvents_fn cubind_fn = (cubind__cuptiMetricEnumEvents_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricEnumEvents, &cubind__cupti_offsets[50]);
     CUptiResult cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 50, (int)cubind_status);
+        return (CUptiResult)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetNumProperties_fn)(CUpti_MetricID metric, uint32_t *numProp);
-
-/* What the wrapper calls until cuptiMetricGetNumProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)
+/* What the wrapper calls until cuptiMetricGetNumProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 51), (unsigned long long)metric, (uintptr_t)numProp);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetNumProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, numProp);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(metric, (uintptr_t)numProp, 53, (cubind__fnptr)cubind__slow_cuptiMetricGetNumProperties);
 }
 
 CUptiResult cubind_cupti_metric_get_num_properties(CUpti_MetricID metric, uint32_t *numProp)
 {
-    cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetNumProperties, &cubind__cupti_offsets[51]);
+    cubind__cuptiMetricGetNumProperties_fn cubind_fn = (cubind__cuptiMetricGetNumProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetNumProperties, &cubind__cupti_offsets[51]);
     CUptiResult cubind_status = cubind_fn(metric, numProp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 51, (int)cubind_status);
+        return (CUptiResult)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricEnumProperties_fn)(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
-
-/* What the wrapper calls until cuptiMetricEnumProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
+/* What the wrapper calls until cuptiMetricEnumProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 52), (unsigned long long)metric, (uintptr_t)propIdArraySizeBytes, (uintptr_t)propIdArray);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricEnumProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, propIdArraySizeBytes, propIdArray);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(metric, (uintptr_t)propIdArraySizeBytes, (uintptr_t)propIdArray, 12, (cubind__fnptr)cubind__slow_cuptiMetricEnumProperties);
 }
 
 CUptiResult cubind_cupti_metric_enum_properties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)
 {
-    cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__target((cubind__fnptr)slow_cuptiMetricEnumProperties, &cubind__cupti_offsets[52]);
+    cubind__cuptiMetricEnumProperties_fn cubind_fn = (cubind__cuptiMetricEnumProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricEnumProperties, &cubind__cupti_offsets[52]);
     CUptiResult cubind_status = cubind_fn(metric, propIdArraySizeBytes, propIdArray);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 52, (int)cubind_status);
+        return (CUptiResult)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetRequiredEventGroupSets_fn)(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
-
-/* What the wrapper calls until cuptiMetricGetRequiredEventGroupSets is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
+/* What the wrapper calls until cuptiMetricGetRequiredEventGroupSets is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 53), (uintptr_t)context, (unsigned long long)metric, (uintptr_t)eventGroupSets);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__resolve(&cubind__cupti_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, metric, eventGroupSets);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, metric, (uintptr_t)eventGroupSets, 13, (cubind__fnptr)cubind__slow_cuptiMetricGetRequiredEventGroupSets);
 }
 
 CUptiResult cubind_cupti_metric_get_required_event_group_sets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)
 {
-    cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetRequiredEventGroupSets, &cubind__cupti_offsets[53]);
+    cubind__cuptiMetricGetRequiredEventGroupSets_fn cubind_fn = (cubind__cuptiMetricGetRequiredEventGroupSets_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetRequiredEventGroupSets, &cubind__cupti_offsets[53]);
     CUptiResult cubind_status = cubind_fn(context, metric, eventGroupSets);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 53, (int)cubind_status);
+        return (CUptiResult)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricCreateEventGroupSets_fn)(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
-
-/* What the wrapper calls until cuptiMetricCreateEventGroupSets is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
+/* What the wrapper calls until cuptiMetricCreateEventGroupSets is resolved, and every call while tracing: the slow path
+ * of its shape, 113 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 54), (uintptr_t)context, (unsigned long long)metricIdArraySizeBytes, (uintptr_t)metricIdArray, (uintptr_t)eventGroupPasses);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__resolve(&cubind__cupti_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricCreateEventGroupSets);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_113((uintptr_t)context, metricIdArraySizeBytes, (uintptr_t)metricIdArray, (uintptr_t)eventGroupPasses, 9, (cubind__fnptr)cubind__slow_cuptiMetricCreateEventGroupSets);
 }
 
 CUptiResult cubind_cupti_metric_create_event_group_sets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)
 {
-    cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__target((cubind__fnptr)slow_cuptiMetricCreateEventGroupSets, &cubind__cupti_offsets[54]);
+    cubind__cuptiMetricCreateEventGroupSets_fn cubind_fn = (cubind__cuptiMetricCreateEventGroupSets_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricCreateEventGroupSets, &cubind__cupti_offsets[54]);
     CUptiResult cubind_status = cubind_fn(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 54, (int)cubind_status);
+        return (CUptiResult)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetValue_fn)(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
-
-/* What the wrapper calls until cuptiMetricGetValue is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
+/* What the wrapper calls until cuptiMetricGetValue is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 55), (long long)device, (unsigned long long)metric, (unsigned long long)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (unsigned long long)eventValueArraySizeBytes, (uintptr_t)eventValueArray, (unsigned long long)timeDuration, (uintptr_t)metricValue);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__resolve(&cubind__cupti_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetValue);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_59(device, metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, timeDuration, (uintptr_t)metricValue, 55.0);
 }
 
 CUptiResult cubind_cupti_metric_get_value(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)
 {
-    cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetValue, &cubind__cupti_offsets[55]);
+    cubind__cuptiMetricGetValue_fn cubind_fn = (cubind__cuptiMetricGetValue_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetValue, &cubind__cupti_offsets[55]);
     CUptiResult cubind_status = cubind_fn(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 55, (int)cubind_status);
+        return (CUptiResult)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiMetricGetValue2_fn)(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
-
-/* What the wrapper calls until cuptiMetricGetValue2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
+/* What the wrapper calls until cuptiMetricGetValue2 is resolved, and every call while tracing: the slow path
+ * of its shape, 62 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 56), (unsigned long long)metric, (unsigned long long)eventIdArraySizeBytes, (uintptr_t)eventIdArray, (unsigned long long)eventValueArraySizeBytes, (uintptr_t)eventValueArray, (unsigned long long)propIdArraySizeBytes, (uintptr_t)propIdArray, (unsigned long long)propValueArraySizeBytes, (uintptr_t)propValueArray, (uintptr_t)metricValue);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__resolve(&cubind__cupti_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_cuptiMetricGetValue2);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 56, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_62(metric, eventIdArraySizeBytes, (uintptr_t)eventIdArray, eventValueArraySizeBytes, (uintptr_t)eventValueArray, propIdArraySizeBytes, (uintptr_t)propIdArray, propValueArraySizeBytes, (uintptr_t)propValueArray, (uintptr_t)metricValue, 54.0);
 }
 
 CUptiResult cubind_cupti_metric_get_value2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)
 {
-    cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__target((cubind__fnptr)slow_cuptiMetricGetValue2, &cubind__cupti_offsets[56]);
+    cubind__cuptiMetricGetValue2_fn cubind_fn = (cubind__cuptiMetricGetValue2_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiMetricGetValue2, &cubind__cupti_offsets[56]);
     CUptiResult cubind_status = cubind_fn(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 56, (int)cubind_status);
+        return (CUptiResult)cubind_failed(56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetTimestamp_fn)(uint64_t *timestamp);
-
-/* What the wrapper calls until cuptiGetTimestamp is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetTimestamp(uint64_t *timestamp)
+/* What the wrapper calls until cuptiGetTimestamp is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetTimestamp(uint64_t *timestamp)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 57), (uintptr_t)timestamp);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__resolve(&cubind__cupti_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetTimestamp);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(timestamp);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 57, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)timestamp, 44, (cubind__fnptr)cubind__slow_cuptiGetTimestamp);
 }
 
 CUptiResult cubind_cupti_get_timestamp(uint64_t *timestamp)
 {
-    cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__target((cubind__fnptr)slow_cuptiGetTimestamp, &cubind__cupti_offsets[57]);
+    cubind__cuptiGetTimestamp_fn cubind_fn = (cubind__cuptiGetTimestamp_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetTimestamp, &cubind__cupti_offsets[57]);
     CUptiResult cubind_status = cubind_fn(timestamp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 57, (int)cubind_status);
+        return (CUptiResult)cubind_failed(57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetContextId_fn)(CUcontext context, uint32_t *contextId);
-
-/* What the wrapper calls until cuptiGetContextId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetContextId(CUcontext context, uint32_t *contextId)
+/* What the wrapper calls until cuptiGetContextId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetContextId(CUcontext context, uint32_t *contextId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 58), (uintptr_t)context, (uintptr_t)contextId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__resolve(&cubind__cupti_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetContextId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, contextId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 58, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, (uintptr_t)contextId, 54, (cubind__fnptr)cubind__slow_cuptiGetContextId);
 }
 
 CUptiResult cubind_cupti_get_context_id(CUcontext context, uint32_t *contextId)
 {
-    cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__target((cubind__fnptr)slow_cuptiGetContextId, &cubind__cupti_offsets[58]);
+    cubind__cuptiGetContextId_fn cubind_fn = (cubind__cuptiGetContextId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetContextId, &cubind__cupti_offsets[58]);
     CUptiResult cubind_status = cubind_fn(context, contextId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 58, (int)cubind_status);
+        return (CUptiResult)cubind_failed(58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetStreamId_fn)(CUcontext context, CUstream stream, uint32_t *streamId);
-
-/* What the wrapper calls until cuptiGetStreamId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)
+/* What the wrapper calls until cuptiGetStreamId is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 59), (uintptr_t)context, (uintptr_t)stream, (uintptr_t)streamId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__resolve(&cubind__cupti_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetStreamId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, stream, streamId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 59, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, (uintptr_t)stream, (uintptr_t)streamId, 14, (cubind__fnptr)cubind__slow_cuptiGetStreamId);
 }
 
 CUptiResult cubind_cupti_get_stream_id(CUcontext context, CUstream stream, uint32_t *streamId)
 {
-    cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__target((cubind__fnptr)slow_cuptiGetStreamId, &cubind__cupti_offsets[59]);
+    cubind__cuptiGetStreamId_fn cubind_fn = (cubind__cuptiGetStreamId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetStreamId, &cubind__cupti_offsets[59]);
     CUptiResult cubind_status = cubind_fn(context, stream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 59, (int)cubind_status);
+        return (CUptiResult)cubind_failed(59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetStreamIdEx_fn)(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
-
-/* What the wrapper calls until cuptiGetStreamIdEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
+/* What the wrapper calls until cuptiGetStreamIdEx is resolved, and every call while tracing: the slow path
+ * of its shape, 114 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 60), (uintptr_t)context, (uintptr_t)stream, (unsigned long long)perThreadStream, (uintptr_t)streamId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__resolve(&cubind__cupti_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetStreamIdEx);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, stream, perThreadStream, streamId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 60, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_114((uintptr_t)context, (uintptr_t)stream, perThreadStream, (uintptr_t)streamId, 0, (cubind__fnptr)cubind__slow_cuptiGetStreamIdEx);
 }
 
 CUptiResult cubind_cupti_get_stream_id_ex(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)
 {
-    cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__target((cubind__fnptr)slow_cuptiGetStreamIdEx, &cubind__cupti_offsets[60]);
+    cubind__cuptiGetStreamIdEx_fn cubind_fn = (cubind__cuptiGetStreamIdEx_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetStreamIdEx, &cubind__cupti_offsets[60]);
     CUptiResult cubind_status = cubind_fn(context, stream, perThreadStream, streamId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 60, (int)cubind_status);
+        return (CUptiResult)cubind_failed(60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetDeviceId_fn)(CUcontext context, uint32_t *deviceId);
-
-/* What the wrapper calls until cuptiGetDeviceId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
+/* What the wrapper calls until cuptiGetDeviceId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 61), (uintptr_t)context, (uintptr_t)deviceId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__resolve(&cubind__cupti_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetDeviceId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, deviceId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 61, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, (uintptr_t)deviceId, 55, (cubind__fnptr)cubind__slow_cuptiGetDeviceId);
 }
 
 CUptiResult cubind_cupti_get_device_id(CUcontext context, uint32_t *deviceId)
 {
-    cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__target((cubind__fnptr)slow_cuptiGetDeviceId, &cubind__cupti_offsets[61]);
+    cubind__cuptiGetDeviceId_fn cubind_fn = (cubind__cuptiGetDeviceId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetDeviceId, &cubind__cupti_offsets[61]);
     CUptiResult cubind_status = cubind_fn(context, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 61, (int)cubind_status);
+        return (CUptiResult)cubind_failed(61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetGraphNodeId_fn)(CUgraphNode node, uint64_t *nodeId);
-
-/* What the wrapper calls until cuptiGetGraphNodeId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
+/* What the wrapper calls until cuptiGetGraphNodeId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 62), (uintptr_t)node, (uintptr_t)nodeId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__resolve(&cubind__cupti_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetGraphNodeId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(node, nodeId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 62, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)node, (uintptr_t)nodeId, 56, (cubind__fnptr)cubind__slow_cuptiGetGraphNodeId);
 }
 
 CUptiResult cubind_cupti_get_graph_node_id(CUgraphNode node, uint64_t *nodeId)
 {
-    cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphNodeId, &cubind__cupti_offsets[62]);
+    cubind__cuptiGetGraphNodeId_fn cubind_fn = (cubind__cuptiGetGraphNodeId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetGraphNodeId, &cubind__cupti_offsets[62]);
     CUptiResult cubind_status = cubind_fn(node, nodeId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 62, (int)cubind_status);
+        return (CUptiResult)cubind_failed(62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetGraphId_fn)(CUgraph graph, uint32_t *pId);
-
-/* What the wrapper calls until cuptiGetGraphId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId)
+/* What the wrapper calls until cuptiGetGraphId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetGraphId(CUgraph graph, uint32_t *pId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 63), (uintptr_t)graph, (uintptr_t)pId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__resolve(&cubind__cupti_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetGraphId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(graph, pId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 63, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)graph, (uintptr_t)pId, 57, (cubind__fnptr)cubind__slow_cuptiGetGraphId);
 }
 
 CUptiResult cubind_cupti_get_graph_id(CUgraph graph, uint32_t *pId)
 {
-    cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphId, &cubind__cupti_offsets[63]);
+    cubind__cuptiGetGraphId_fn cubind_fn = (cubind__cuptiGetGraphId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetGraphId, &cubind__cupti_offsets[63]);
     CUptiResult cubind_status = cubind_fn(graph, pId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 63, (int)cubind_status);
+        return (CUptiResult)cubind_failed(63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetGraphExecId_fn)(CUgraphExec graphExec, uint32_t *pId);
-
-/* What the wrapper calls until cuptiGetGraphExecId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
+/* What the wrapper calls until cuptiGetGraphExecId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 64), (uintptr_t)graphExec, (uintptr_t)pId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__resolve(&cubind__cupti_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetGraphExecId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(graphExec, pId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 64, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)graphExec, (uintptr_t)pId, 58, (cubind__fnptr)cubind__slow_cuptiGetGraphExecId);
 }
 
 CUptiResult cubind_cupti_get_graph_exec_id(CUgraphExec graphExec, uint32_t *pId)
 {
-    cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__target((cubind__fnptr)slow_cuptiGetGraphExecId, &cubind__cupti_offsets[64]);
+    cubind__cuptiGetGraphExecId_fn cubind_fn = (cubind__cuptiGetGraphExecId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetGraphExecId, &cubind__cupti_offsets[64]);
     CUptiResult cubind_status = cubind_fn(graphExec, pId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 64, (int)cubind_status);
+        return (CUptiResult)cubind_failed(64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnable_fn)(CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnable(CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 65), (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 65, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110(kind, 45, (cubind__fnptr)cubind__slow_cuptiActivityEnable);
 }
 
 CUptiResult cubind_cupti_activity_enable(CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnable, &cubind__cupti_offsets[65]);
+    cubind__cuptiActivityEnable_fn cubind_fn = (cubind__cuptiActivityEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnable, &cubind__cupti_offsets[65]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 65, (int)cubind_status);
+        return (CUptiResult)cubind_failed(65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableAndDump_fn)(CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityEnableAndDump is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityEnableAndDump is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableAndDump(CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 66), (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__resolve(&cubind__cupti_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableAndDump);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 66, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110(kind, 46, (cubind__fnptr)cubind__slow_cuptiActivityEnableAndDump);
 }
 
 CUptiResult cubind_cupti_activity_enable_and_dump(CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAndDump, &cubind__cupti_offsets[66]);
+    cubind__cuptiActivityEnableAndDump_fn cubind_fn = (cubind__cuptiActivityEnableAndDump_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableAndDump, &cubind__cupti_offsets[66]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 66, (int)cubind_status);
+        return (CUptiResult)cubind_failed(66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityDisable_fn)(CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityDisable(CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityDisable(CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 67), (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 67, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110(kind, 47, (cubind__fnptr)cubind__slow_cuptiActivityDisable);
 }
 
 CUptiResult cubind_cupti_activity_disable(CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__target((cubind__fnptr)slow_cuptiActivityDisable, &cubind__cupti_offsets[67]);
+    cubind__cuptiActivityDisable_fn cubind_fn = (cubind__cuptiActivityDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityDisable, &cubind__cupti_offsets[67]);
     CUptiResult cubind_status = cubind_fn(kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 67, (int)cubind_status);
+        return (CUptiResult)cubind_failed(67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityEnableContext is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityEnableContext is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 68), (uintptr_t)context, (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__resolve(&cubind__cupti_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableContext);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 68, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, kind, 59, (cubind__fnptr)cubind__slow_cuptiActivityEnableContext);
 }
 
 CUptiResult cubind_cupti_activity_enable_context(CUcontext context, CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableContext, &cubind__cupti_offsets[68]);
+    cubind__cuptiActivityEnableContext_fn cubind_fn = (cubind__cuptiActivityEnableContext_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableContext, &cubind__cupti_offsets[68]);
     CUptiResult cubind_status = cubind_fn(context, kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 68, (int)cubind_status);
+        return (CUptiResult)cubind_failed(68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityDisableContext_fn)(CUcontext context, CUpti_ActivityKind kind);
-
-/* What the wrapper calls until cuptiActivityDisableContext is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
+/* What the wrapper calls until cuptiActivityDisableContext is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 69), (uintptr_t)context, (long long)kind);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__resolve(&cubind__cupti_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityDisableContext);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, kind);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 69, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, kind, 60, (cubind__fnptr)cubind__slow_cuptiActivityDisableContext);
 }
 
 CUptiResult cubind_cupti_activity_disable_context(CUcontext context, CUpti_ActivityKind kind)
 {
-    cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__target((cubind__fnptr)slow_cuptiActivityDisableContext, &cubind__cupti_offsets[69]);
+    cubind__cuptiActivityDisableContext_fn cubind_fn = (cubind__cuptiActivityDisableContext_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityDisableContext, &cubind__cupti_offsets[69]);
     CUptiResult cubind_status = cubind_fn(context, kind);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 69, (int)cubind_status);
+        return (CUptiResult)cubind_failed(69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityGetNumDroppedRecords_fn)(CUcontext context, uint32_t streamId, size_t *dropped);
-
-/* What the wrapper calls until cuptiActivityGetNumDroppedRecords is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)
+/* What the wrapper calls until cuptiActivityGetNumDroppedRecords is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 70), (uintptr_t)context, (unsigned long long)streamId, (uintptr_t)dropped);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__resolve(&cubind__cupti_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, streamId, dropped);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 70, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, streamId, (uintptr_t)dropped, 15, (cubind__fnptr)cubind__slow_cuptiActivityGetNumDroppedRecords);
 }
 
 CUptiResult cubind_cupti_activity_get_num_dropped_records(CUcontext context, uint32_t streamId, size_t *dropped)
 {
-    cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetNumDroppedRecords, &cubind__cupti_offsets[70]);
+    cubind__cuptiActivityGetNumDroppedRecords_fn cubind_fn = (cubind__cuptiActivityGetNumDroppedRecords_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityGetNumDroppedRecords, &cubind__cupti_offsets[70]);
     CUptiResult cubind_status = cubind_fn(context, streamId, dropped);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 70, (int)cubind_status);
+        return (CUptiResult)cubind_failed(70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityGetNextRecord_fn)(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
-
-/* What the wrapper calls until cuptiActivityGetNextRecord is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
+/* What the wrapper calls until cuptiActivityGetNextRecord is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 71), (uintptr_t)buffer, (unsigned long long)validBufferSizeBytes, (uintptr_t)record);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__resolve(&cubind__cupti_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityGetNextRecord);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, validBufferSizeBytes, record);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 71, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)buffer, validBufferSizeBytes, (uintptr_t)record, 16, (cubind__fnptr)cubind__slow_cuptiActivityGetNextRecord);
 }
 
 CUptiResult cubind_cupti_activity_get_next_record(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
 {
-    cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetNextRecord, &cubind__cupti_offsets[71]);
+    cubind__cuptiActivityGetNextRecord_fn cubind_fn = (cubind__cuptiActivityGetNextRecord_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityGetNextRecord, &cubind__cupti_offsets[71]);
     CUptiResult cubind_status = cubind_fn(buffer, validBufferSizeBytes, record);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 71, (int)cubind_status);
+        return (CUptiResult)cubind_failed(71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityRegisterCallbacks_fn)(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
-
-/* What the wrapper calls until cuptiActivityRegisterCallbacks is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
+/* What the wrapper calls until cuptiActivityRegisterCallbacks is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 72), (uintptr_t)funcBufferRequested, (uintptr_t)funcBufferCompleted);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__resolve(&cubind__cupti_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityRegisterCallbacks);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(funcBufferRequested, funcBufferCompleted);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 72, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)funcBufferRequested, (uintptr_t)funcBufferCompleted, 61, (cubind__fnptr)cubind__slow_cuptiActivityRegisterCallbacks);
 }
 
 CUptiResult cubind_cupti_activity_register_callbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
 {
-    cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__target((cubind__fnptr)slow_cuptiActivityRegisterCallbacks, &cubind__cupti_offsets[72]);
+    cubind__cuptiActivityRegisterCallbacks_fn cubind_fn = (cubind__cuptiActivityRegisterCallbacks_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityRegisterCallbacks, &cubind__cupti_offsets[72]);
     CUptiResult cubind_status = cubind_fn(funcBufferRequested, funcBufferCompleted);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 72, (int)cubind_status);
+        return (CUptiResult)cubind_failed(72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityFlush_fn)(CUcontext context, uint32_t streamId, uint32_t flag);
-
-/* What the wrapper calls until cuptiActivityFlush is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)
+/* What the wrapper calls until cuptiActivityFlush is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 73), (uintptr_t)context, (unsigned long long)streamId, (unsigned long long)flag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__resolve(&cubind__cupti_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityFlush);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, streamId, flag);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 73, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112((uintptr_t)context, streamId, flag, 17, (cubind__fnptr)cubind__slow_cuptiActivityFlush);
 }
 
 CUptiResult cubind_cupti_activity_flush(CUcontext context, uint32_t streamId, uint32_t flag)
 {
-    cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlush, &cubind__cupti_offsets[73]);
+    cubind__cuptiActivityFlush_fn cubind_fn = (cubind__cuptiActivityFlush_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityFlush, &cubind__cupti_offsets[73]);
     CUptiResult cubind_status = cubind_fn(context, streamId, flag);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 73, (int)cubind_status);
+        return (CUptiResult)cubind_failed(73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityFlushAll_fn)(uint32_t flag);
-
-/* What the wrapper calls until cuptiActivityFlushAll is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlushAll(uint32_t flag)
+/* What the wrapper calls until cuptiActivityFlushAll is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityFlushAll(uint32_t flag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 74), (unsigned long long)flag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__resolve(&cubind__cupti_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityFlushAll);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(flag);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 74, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110(flag, 48, (cubind__fnptr)cubind__slow_cuptiActivityFlushAll);
 }
 
 CUptiResult cubind_cupti_activity_flush_all(uint32_t flag)
 {
-    cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlushAll, &cubind__cupti_offsets[74]);
+    cubind__cuptiActivityFlushAll_fn cubind_fn = (cubind__cuptiActivityFlushAll_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityFlushAll, &cubind__cupti_offsets[74]);
     CUptiResult cubind_status = cubind_fn(flag);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 74, (int)cubind_status);
+        return (CUptiResult)cubind_failed(74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityGetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiActivityGetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiActivityGetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 75), (long long)attr, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityGetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attr, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 75, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(attr, (uintptr_t)valueSize, (uintptr_t)value, 18, (cubind__fnptr)cubind__slow_cuptiActivityGetAttribute);
 }
 
 CUptiResult cubind_cupti_activity_get_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiActivityGetAttribute, &cubind__cupti_offsets[75]);
+    cubind__cuptiActivityGetAttribute_fn cubind_fn = (cubind__cuptiActivityGetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityGetAttribute, &cubind__cupti_offsets[75]);
     CUptiResult cubind_status = cubind_fn(attr, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 75, (int)cubind_status);
+        return (CUptiResult)cubind_failed(75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivitySetAttribute_fn)(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
-
-/* What the wrapper calls until cuptiActivitySetAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
+/* What the wrapper calls until cuptiActivitySetAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 76), (long long)attr, (uintptr_t)valueSize, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivitySetAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(attr, valueSize, value);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 76, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(attr, (uintptr_t)valueSize, (uintptr_t)value, 19, (cubind__fnptr)cubind__slow_cuptiActivitySetAttribute);
 }
 
 CUptiResult cubind_cupti_activity_set_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)
 {
-    cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiActivitySetAttribute, &cubind__cupti_offsets[76]);
+    cubind__cuptiActivitySetAttribute_fn cubind_fn = (cubind__cuptiActivitySetAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivitySetAttribute, &cubind__cupti_offsets[76]);
     CUptiResult cubind_status = cubind_fn(attr, valueSize, value);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 76, (int)cubind_status);
+        return (CUptiResult)cubind_failed(76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
-
-/* What the wrapper calls until cuptiActivityConfigureUnifiedMemoryCounter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
+/* What the wrapper calls until cuptiActivityConfigureUnifiedMemoryCounter is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 77), (uintptr_t)config, (unsigned long long)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__resolve(&cubind__cupti_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(config, count);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 77, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)config, count, 62, (cubind__fnptr)cubind__slow_cuptiActivityConfigureUnifiedMemoryCounter);
 }
 
 CUptiResult cubind_cupti_activity_configure_unified_memory_counter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)
 {
-    cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__target((cubind__fnptr)slow_cuptiActivityConfigureUnifiedMemoryCounter, &cubind__cupti_offsets[77]);
+    cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn cubind_fn = (cubind__cuptiActivityConfigureUnifiedMemoryCounter_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityConfigureUnifiedMemoryCounter, &cubind__cupti_offsets[77]);
     CUptiResult cubind_status = cubind_fn(config, count);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 77, (int)cubind_status);
+        return (CUptiResult)cubind_failed(77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetAutoBoostState_fn)(CUcontext context, CUpti_ActivityAutoBoostState *state);
-
-/* What the wrapper calls until cuptiGetAutoBoostState is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)
+/* What the wrapper calls until cuptiGetAutoBoostState is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 78), (uintptr_t)context, (uintptr_t)state);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__resolve(&cubind__cupti_symbols.table, 78, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetAutoBoostState);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(context, state);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 78, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)context, (uintptr_t)state, 63, (cubind__fnptr)cubind__slow_cuptiGetAutoBoostState);
 }
 
 CUptiResult cubind_cupti_get_auto_boost_state(CUcontext context, CUpti_ActivityAutoBoostState *state)
 {
-    cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__target((cubind__fnptr)slow_cuptiGetAutoBoostState, &cubind__cupti_offsets[78]);
+    cubind__cuptiGetAutoBoostState_fn cubind_fn = (cubind__cuptiGetAutoBoostState_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetAutoBoostState, &cubind__cupti_offsets[78]);
     CUptiResult cubind_status = cubind_fn(context, state);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 78, (int)cubind_status);
+        return (CUptiResult)cubind_failed(78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityConfigurePCSampling_fn)(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
-
-/* What the wrapper calls until cuptiActivityConfigurePCSampling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
+/* What the wrapper calls until cuptiActivityConfigurePCSampling is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 79), (uintptr_t)ctx, (uintptr_t)config);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__resolve(&cubind__cupti_symbols.table, 79, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityConfigurePCSampling);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ctx, config);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 79, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111((uintptr_t)ctx, (uintptr_t)config, 64, (cubind__fnptr)cubind__slow_cuptiActivityConfigurePCSampling);
 }
 
 CUptiResult cubind_cupti_activity_configure_pc_sampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)
 {
-    cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__target((cubind__fnptr)slow_cuptiActivityConfigurePCSampling, &cubind__cupti_offsets[79]);
+    cubind__cuptiActivityConfigurePCSampling_fn cubind_fn = (cubind__cuptiActivityConfigurePCSampling_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityConfigurePCSampling, &cubind__cupti_offsets[79]);
     CUptiResult cubind_status = cubind_fn(ctx, config);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 79, (int)cubind_status);
+        return (CUptiResult)cubind_failed(79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetLastError_fn)(void);
-
-/* What the wrapper calls until cuptiGetLastError is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetLastError(void)
+/* What the wrapper calls until cuptiGetLastError is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetLastError(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 80));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__resolve(&cubind__cupti_symbols.table, 80, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetLastError);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 80, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_22(22, (cubind__fnptr)cubind__slow_cuptiGetLastError);
 }
 
 CUptiResult cubind_cupti_get_last_error(void)
 {
-    cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__target((cubind__fnptr)slow_cuptiGetLastError, &cubind__cupti_offsets[80]);
+    cubind__cuptiGetLastError_fn cubind_fn = (cubind__cuptiGetLastError_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetLastError, &cubind__cupti_offsets[80]);
     CUptiResult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 80, (int)cubind_status);
+        return (CUptiResult)cubind_failed(80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSetThreadIdType_fn)(CUpti_ActivityThreadIdType type);
-
-/* What the wrapper calls until cuptiSetThreadIdType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
+/* What the wrapper calls until cuptiSetThreadIdType is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 81), (long long)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__resolve(&cubind__cupti_symbols.table, 81, &cubind_unavailable, (cubind__fnptr)slow_cuptiSetThreadIdType);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 81, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110(type, 49, (cubind__fnptr)cubind__slow_cuptiSetThreadIdType);
 }
 
 CUptiResult cubind_cupti_set_thread_id_type(CUpti_ActivityThreadIdType type)
 {
-    cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__target((cubind__fnptr)slow_cuptiSetThreadIdType, &cubind__cupti_offsets[81]);
+    cubind__cuptiSetThreadIdType_fn cubind_fn = (cubind__cuptiSetThreadIdType_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSetThreadIdType, &cubind__cupti_offsets[81]);
     CUptiResult cubind_status = cubind_fn(type);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 81, (int)cubind_status);
+        return (CUptiResult)cubind_failed(81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetThreadIdType_fn)(CUpti_ActivityThreadIdType *type);
-
-/* What the wrapper calls until cuptiGetThreadIdType is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
+/* What the wrapper calls until cuptiGetThreadIdType is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 82), (uintptr_t)type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__resolve(&cubind__cupti_symbols.table, 82, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetThreadIdType);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 82, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)type, 50, (cubind__fnptr)cubind__slow_cuptiGetThreadIdType);
 }
 
 CUptiResult cubind_cupti_get_thread_id_type(CUpti_ActivityThreadIdType *type)
 {
-    cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__target((cubind__fnptr)slow_cuptiGetThreadIdType, &cubind__cupti_offsets[82]);
+    cubind__cuptiGetThreadIdType_fn cubind_fn = (cubind__cuptiGetThreadIdType_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetThreadIdType, &cubind__cupti_offsets[82]);
     CUptiResult cubind_status = cubind_fn(type);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 82, (int)cubind_status);
+        return (CUptiResult)cubind_failed(82, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiComputeCapabilitySupported_fn)(int major, int minor, int *support);
-
-/* What the wrapper calls until cuptiComputeCapabilitySupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiComputeCapabilitySupported(int major, int minor, int *support)
+/* What the wrapper calls until cuptiComputeCapabilitySupported is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiComputeCapabilitySupported(int major, int minor, int *support)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 83), (long long)major, (long long)minor, (uintptr_t)support);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__resolve(&cubind__cupti_symbols.table, 83, &cubind_unavailable, (cubind__fnptr)slow_cuptiComputeCapabilitySupported);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor, support);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 83, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_112(major, minor, (uintptr_t)support, 20, (cubind__fnptr)cubind__slow_cuptiComputeCapabilitySupported);
 }
 
 CUptiResult cubind_cupti_compute_capability_supported(int major, int minor, int *support)
 {
-    cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__target((cubind__fnptr)slow_cuptiComputeCapabilitySupported, &cubind__cupti_offsets[83]);
+    cubind__cuptiComputeCapabilitySupported_fn cubind_fn = (cubind__cuptiComputeCapabilitySupported_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiComputeCapabilitySupported, &cubind__cupti_offsets[83]);
     CUptiResult cubind_status = cubind_fn(major, minor, support);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 83, (int)cubind_status);
+        return (CUptiResult)cubind_failed(83, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceSupported_fn)(CUdevice dev, int *support);
-
-/* What the wrapper calls until cuptiDeviceSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceSupported(CUdevice dev, int *support)
+/* What the wrapper calls until cuptiDeviceSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceSupported(CUdevice dev, int *support)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 84), (long long)dev, (uintptr_t)support);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__resolve(&cubind__cupti_symbols.table, 84, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceSupported);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dev, support);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 84, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(dev, (uintptr_t)support, 65, (cubind__fnptr)cubind__slow_cuptiDeviceSupported);
 }
 
 CUptiResult cubind_cupti_device_supported(CUdevice dev, int *support)
 {
-    cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceSupported, &cubind__cupti_offsets[84]);
+    cubind__cuptiDeviceSupported_fn cubind_fn = (cubind__cuptiDeviceSupported_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceSupported, &cubind__cupti_offsets[84]);
     CUptiResult cubind_status = cubind_fn(dev, support);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 84, (int)cubind_status);
+        return (CUptiResult)cubind_failed(84, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceVirtualizationMode_fn)(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
-
-/* What the wrapper calls until cuptiDeviceVirtualizationMode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
+/* What the wrapper calls until cuptiDeviceVirtualizationMode is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 85), (long long)dev, (uintptr_t)mode);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__resolve(&cubind__cupti_symbols.table, 85, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceVirtualizationMode);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(dev, mode);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 85, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(dev, (uintptr_t)mode, 66, (cubind__fnptr)cubind__slow_cuptiDeviceVirtualizationMode);
 }
 
 CUptiResult cubind_cupti_device_virtualization_mode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)
 {
-    cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceVirtualizationMode, &cubind__cupti_offsets[85]);
+    cubind__cuptiDeviceVirtualizationMode_fn cubind_fn = (cubind__cuptiDeviceVirtualizationMode_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceVirtualizationMode, &cubind__cupti_offsets[85]);
     CUptiResult cubind_status = cubind_fn(dev, mode);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 85, (int)cubind_status);
+        return (CUptiResult)cubind_failed(85, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiFinalize_fn)(void);
-
-/* What the wrapper calls until cuptiFinalize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiFinalize(void)
+/* What the wrapper calls until cuptiFinalize is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiFinalize(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 86));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__resolve(&cubind__cupti_symbols.table, 86, &cubind_unavailable, (cubind__fnptr)slow_cuptiFinalize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 86, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_22(23, (cubind__fnptr)cubind__slow_cuptiFinalize);
 }
 
 CUptiResult cubind_cupti_finalize(void)
 {
-    cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__target((cubind__fnptr)slow_cuptiFinalize, &cubind__cupti_offsets[86]);
+    cubind__cuptiFinalize_fn cubind_fn = (cubind__cuptiFinalize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiFinalize, &cubind__cupti_offsets[86]);
     CUptiResult cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 86, (int)cubind_status);
+        return (CUptiResult)cubind_failed(86, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityPushExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t id);
-
-/* What the wrapper calls until cuptiActivityPushExternalCorrelationId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
+/* What the wrapper calls until cuptiActivityPushExternalCorrelationId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 87), (long long)kind, (unsigned long long)id);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__resolve(&cubind__cupti_symbols.table, 87, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind, id);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 87, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(kind, id, 67, (cubind__fnptr)cubind__slow_cuptiActivityPushExternalCorrelationId);
 }
 
 CUptiResult cubind_cupti_activity_push_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t id)
 {
-    cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__target((cubind__fnptr)slow_cuptiActivityPushExternalCorrelationId, &cubind__cupti_offsets[87]);
+    cubind__cuptiActivityPushExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPushExternalCorrelationId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityPushExternalCorrelationId, &cubind__cupti_offsets[87]);
     CUptiResult cubind_status = cubind_fn(kind, id);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 87, (int)cubind_status);
+        return (CUptiResult)cubind_failed(87, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityPopExternalCorrelationId_fn)(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
-
-/* What the wrapper calls until cuptiActivityPopExternalCorrelationId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
+/* What the wrapper calls until cuptiActivityPopExternalCorrelationId is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 88), (long long)kind, (uintptr_t)lastId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__resolve(&cubind__cupti_symbols.table, 88, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(kind, lastId);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 88, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_111(kind, (uintptr_t)lastId, 68, (cubind__fnptr)cubind__slow_cuptiActivityPopExternalCorrelationId);
 }
 
 CUptiResult cubind_cupti_activity_pop_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
 {
-    cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__target((cubind__fnptr)slow_cuptiActivityPopExternalCorrelationId, &cubind__cupti_offsets[88]);
+    cubind__cuptiActivityPopExternalCorrelationId_fn cubind_fn = (cubind__cuptiActivityPopExternalCorrelationId_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityPopExternalCorrelationId, &cubind__cupti_offsets[88]);
     CUptiResult cubind_status = cubind_fn(kind, lastId);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 88, (int)cubind_status);
+        return (CUptiResult)cubind_failed(88, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableLatencyTimestamps_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableLatencyTimestamps is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableLatencyTimestamps is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableLatencyTimestamps(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 89), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__resolve(&cubind__cupti_symbols.table, 89, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 89, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 0, (cubind__fnptr)cubind__slow_cuptiActivityEnableLatencyTimestamps);
 }
 
 CUptiResult cubind_cupti_activity_enable_latency_timestamps(uint8_t enable)
 {
-    cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableLatencyTimestamps, &cubind__cupti_offsets[89]);
+    cubind__cuptiActivityEnableLatencyTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableLatencyTimestamps_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableLatencyTimestamps, &cubind__cupti_offsets[89]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 89, (int)cubind_status);
+        return (CUptiResult)cubind_failed(89, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityFlushPeriod_fn)(uint32_t time);
-
-/* What the wrapper calls until cuptiActivityFlushPeriod is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityFlushPeriod(uint32_t time)
+/* What the wrapper calls until cuptiActivityFlushPeriod is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityFlushPeriod(uint32_t time)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 90), (unsigned long long)time);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__resolve(&cubind__cupti_symbols.table, 90, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityFlushPeriod);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(time);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 90, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110(time, 51, (cubind__fnptr)cubind__slow_cuptiActivityFlushPeriod);
 }
 
 CUptiResult cubind_cupti_activity_flush_period(uint32_t time)
 {
-    cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__target((cubind__fnptr)slow_cuptiActivityFlushPeriod, &cubind__cupti_offsets[90]);
+    cubind__cuptiActivityFlushPeriod_fn cubind_fn = (cubind__cuptiActivityFlushPeriod_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityFlushPeriod, &cubind__cupti_offsets[90]);
     CUptiResult cubind_status = cubind_fn(time);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 90, (int)cubind_status);
+        return (CUptiResult)cubind_failed(90, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableLaunchAttributes_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableLaunchAttributes is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableLaunchAttributes(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableLaunchAttributes is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableLaunchAttributes(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 91), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__resolve(&cubind__cupti_symbols.table, 91, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 91, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 1, (cubind__fnptr)cubind__slow_cuptiActivityEnableLaunchAttributes);
 }
 
 CUptiResult cubind_cupti_activity_enable_launch_attributes(uint8_t enable)
 {
-    cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableLaunchAttributes, &cubind__cupti_offsets[91]);
+    cubind__cuptiActivityEnableLaunchAttributes_fn cubind_fn = (cubind__cuptiActivityEnableLaunchAttributes_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableLaunchAttributes, &cubind__cupti_offsets[91]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 91, (int)cubind_status);
+        return (CUptiResult)cubind_failed(91, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityRegisterTimestampCallback_fn)(CUpti_TimestampCallbackFunc funcTimestamp);
-
-/* What the wrapper calls until cuptiActivityRegisterTimestampCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
+/* What the wrapper calls until cuptiActivityRegisterTimestampCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 92), (uintptr_t)funcTimestamp);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__resolve(&cubind__cupti_symbols.table, 92, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(funcTimestamp);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 92, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)funcTimestamp, 52, (cubind__fnptr)cubind__slow_cuptiActivityRegisterTimestampCallback);
 }
 
 CUptiResult cubind_cupti_activity_register_timestamp_callback(CUpti_TimestampCallbackFunc funcTimestamp)
 {
-    cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__target((cubind__fnptr)slow_cuptiActivityRegisterTimestampCallback, &cubind__cupti_offsets[92]);
+    cubind__cuptiActivityRegisterTimestampCallback_fn cubind_fn = (cubind__cuptiActivityRegisterTimestampCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityRegisterTimestampCallback, &cubind__cupti_offsets[92]);
     CUptiResult cubind_status = cubind_fn(funcTimestamp);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 92, (int)cubind_status);
+        return (CUptiResult)cubind_failed(92, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableDeviceGraph_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableDeviceGraph is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDeviceGraph(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableDeviceGraph is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableDeviceGraph(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 93), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__resolve(&cubind__cupti_symbols.table, 93, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableDeviceGraph);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 93, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 2, (cubind__fnptr)cubind__slow_cuptiActivityEnableDeviceGraph);
 }
 
 CUptiResult cubind_cupti_activity_enable_device_graph(uint8_t enable)
 {
-    cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableDeviceGraph, &cubind__cupti_offsets[93]);
+    cubind__cuptiActivityEnableDeviceGraph_fn cubind_fn = (cubind__cuptiActivityEnableDeviceGraph_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableDeviceGraph, &cubind__cupti_offsets[93]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 93, (int)cubind_status);
+        return (CUptiResult)cubind_failed(93, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableDriverApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableDriverApi is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableDriverApi is resolved, and every call while tracing: the slow path
+ * of its shape, 116 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 94), (unsigned long long)cbid, (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__resolve(&cubind__cupti_symbols.table, 94, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableDriverApi);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(cbid, enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 94, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_116(cbid, enable, 0, (cubind__fnptr)cubind__slow_cuptiActivityEnableDriverApi);
 }
 
 CUptiResult cubind_cupti_activity_enable_driver_api(CUpti_CallbackId cbid, uint8_t enable)
 {
-    cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableDriverApi, &cubind__cupti_offsets[94]);
+    cubind__cuptiActivityEnableDriverApi_fn cubind_fn = (cubind__cuptiActivityEnableDriverApi_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableDriverApi, &cubind__cupti_offsets[94]);
     CUptiResult cubind_status = cubind_fn(cbid, enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 94, (int)cubind_status);
+        return (CUptiResult)cubind_failed(94, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableRuntimeApi_fn)(CUpti_CallbackId cbid, uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableRuntimeApi is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableRuntimeApi is resolved, and every call while tracing: the slow path
+ * of its shape, 116 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 95), (unsigned long long)cbid, (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__resolve(&cubind__cupti_symbols.table, 95, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableRuntimeApi);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(cbid, enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 95, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_116(cbid, enable, 1, (cubind__fnptr)cubind__slow_cuptiActivityEnableRuntimeApi);
 }
 
 CUptiResult cubind_cupti_activity_enable_runtime_api(CUpti_CallbackId cbid, uint8_t enable)
 {
-    cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableRuntimeApi, &cubind__cupti_offsets[95]);
+    cubind__cuptiActivityEnableRuntimeApi_fn cubind_fn = (cubind__cuptiActivityEnableRuntimeApi_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableRuntimeApi, &cubind__cupti_offsets[95]);
     CUptiResult cubind_status = cubind_fn(cbid, enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 95, (int)cubind_status);
+        return (CUptiResult)cubind_failed(95, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableHWTrace_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableHWTrace is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableHWTrace(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableHWTrace is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableHWTrace(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 96), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__resolve(&cubind__cupti_symbols.table, 96, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableHWTrace);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 96, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 3, (cubind__fnptr)cubind__slow_cuptiActivityEnableHWTrace);
 }
 
 CUptiResult cubind_cupti_activity_enable_hw_trace(uint8_t enable)
 {
-    cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableHWTrace, &cubind__cupti_offsets[96]);
+    cubind__cuptiActivityEnableHWTrace_fn cubind_fn = (cubind__cuptiActivityEnableHWTrace_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableHWTrace, &cubind__cupti_offsets[96]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 96, (int)cubind_status);
+        return (CUptiResult)cubind_failed(96, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableAllocationSource_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableAllocationSource is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllocationSource(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableAllocationSource is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableAllocationSource(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 97), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__resolve(&cubind__cupti_symbols.table, 97, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableAllocationSource);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 97, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 4, (cubind__fnptr)cubind__slow_cuptiActivityEnableAllocationSource);
 }
 
 CUptiResult cubind_cupti_activity_enable_allocation_source(uint8_t enable)
 {
-    cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAllocationSource, &cubind__cupti_offsets[97]);
+    cubind__cuptiActivityEnableAllocationSource_fn cubind_fn = (cubind__cuptiActivityEnableAllocationSource_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableAllocationSource, &cubind__cupti_offsets[97]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 97, (int)cubind_status);
+        return (CUptiResult)cubind_failed(97, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableAllSyncRecords_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableAllSyncRecords is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableAllSyncRecords(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableAllSyncRecords is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableAllSyncRecords(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 98), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__resolve(&cubind__cupti_symbols.table, 98, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 98, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 5, (cubind__fnptr)cubind__slow_cuptiActivityEnableAllSyncRecords);
 }
 
 CUptiResult cubind_cupti_activity_enable_all_sync_records(uint8_t enable)
 {
-    cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableAllSyncRecords, &cubind__cupti_offsets[98]);
+    cubind__cuptiActivityEnableAllSyncRecords_fn cubind_fn = (cubind__cuptiActivityEnableAllSyncRecords_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableAllSyncRecords, &cubind__cupti_offsets[98]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 98, (int)cubind_status);
+        return (CUptiResult)cubind_failed(98, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)(uint8_t enable);
-
-/* What the wrapper calls until cuptiActivityEnableCudaEventDeviceTimestamps is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)
+/* What the wrapper calls until cuptiActivityEnableCudaEventDeviceTimestamps is resolved, and every call while tracing: the slow path
+ * of its shape, 115 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 99), (unsigned long long)enable);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__resolve(&cubind__cupti_symbols.table, 99, &cubind_unavailable, (cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(enable);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 99, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_115(enable, 6, (cubind__fnptr)cubind__slow_cuptiActivityEnableCudaEventDeviceTimestamps);
 }
 
 CUptiResult cubind_cupti_activity_enable_cuda_event_device_timestamps(uint8_t enable)
 {
-    cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__target((cubind__fnptr)slow_cuptiActivityEnableCudaEventDeviceTimestamps, &cubind__cupti_offsets[99]);
+    cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn cubind_fn = (cubind__cuptiActivityEnableCudaEventDeviceTimestamps_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiActivityEnableCudaEventDeviceTimestamps, &cubind__cupti_offsets[99]);
     CUptiResult cubind_status = cubind_fn(enable);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 99, (int)cubind_status);
+        return (CUptiResult)cubind_failed(99, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingSetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingSetConfigurationAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingSetConfigurationAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 100), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 100, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 100, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 53, (cubind__fnptr)cubind__slow_cuptiPCSamplingSetConfigurationAttribute);
 }
 
 CUptiResult cubind_cupti_pc_sampling_set_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingSetConfigurationAttribute, &cubind__cupti_offsets[100]);
+    cubind__cuptiPCSamplingSetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingSetConfigurationAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingSetConfigurationAttribute, &cubind__cupti_offsets[100]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 100, (int)cubind_status);
+        return (CUptiResult)cubind_failed(100, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetConfigurationAttribute_fn)(CUpti_PCSamplingConfigurationInfoParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetConfigurationAttribute is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetConfigurationAttribute is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 101), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__resolve(&cubind__cupti_symbols.table, 101, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 101, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 54, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetConfigurationAttribute);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams)
 {
-    cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetConfigurationAttribute, &cubind__cupti_offsets[101]);
+    cubind__cuptiPCSamplingGetConfigurationAttribute_fn cubind_fn = (cubind__cuptiPCSamplingGetConfigurationAttribute_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetConfigurationAttribute, &cubind__cupti_offsets[101]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 101, (int)cubind_status);
+        return (CUptiResult)cubind_failed(101, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetData_fn)(CUpti_PCSamplingGetDataParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetData is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 102), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__resolve(&cubind__cupti_symbols.table, 102, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 102, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 55, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetData);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_data(CUpti_PCSamplingGetDataParams *pParams)
 {
-    cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetData, &cubind__cupti_offsets[102]);
+    cubind__cuptiPCSamplingGetData_fn cubind_fn = (cubind__cuptiPCSamplingGetData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetData, &cubind__cupti_offsets[102]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 102, (int)cubind_status);
+        return (CUptiResult)cubind_failed(102, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingEnable_fn)(CUpti_PCSamplingEnableParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 103), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 103, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 103, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 56, (cubind__fnptr)cubind__slow_cuptiPCSamplingEnable);
 }
 
 CUptiResult cubind_cupti_pc_sampling_enable(CUpti_PCSamplingEnableParams *pParams)
 {
-    cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingEnable, &cubind__cupti_offsets[103]);
+    cubind__cuptiPCSamplingEnable_fn cubind_fn = (cubind__cuptiPCSamplingEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingEnable, &cubind__cupti_offsets[103]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 103, (int)cubind_status);
+        return (CUptiResult)cubind_failed(103, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingDisable_fn)(CUpti_PCSamplingDisableParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 104), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 104, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 104, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 57, (cubind__fnptr)cubind__slow_cuptiPCSamplingDisable);
 }
 
 CUptiResult cubind_cupti_pc_sampling_disable(CUpti_PCSamplingDisableParams *pParams)
 {
-    cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingDisable, &cubind__cupti_offsets[104]);
+    cubind__cuptiPCSamplingDisable_fn cubind_fn = (cubind__cuptiPCSamplingDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingDisable, &cubind__cupti_offsets[104]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 104, (int)cubind_status);
+        return (CUptiResult)cubind_failed(104, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingStart_fn)(CUpti_PCSamplingStartParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingStart is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 105), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__resolve(&cubind__cupti_symbols.table, 105, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingStart);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 105, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 58, (cubind__fnptr)cubind__slow_cuptiPCSamplingStart);
 }
 
 CUptiResult cubind_cupti_pc_sampling_start(CUpti_PCSamplingStartParams *pParams)
 {
-    cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingStart, &cubind__cupti_offsets[105]);
+    cubind__cuptiPCSamplingStart_fn cubind_fn = (cubind__cuptiPCSamplingStart_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingStart, &cubind__cupti_offsets[105]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 105, (int)cubind_status);
+        return (CUptiResult)cubind_failed(105, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingStop_fn)(CUpti_PCSamplingStopParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingStop is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingStop is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 106), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__resolve(&cubind__cupti_symbols.table, 106, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingStop);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 106, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 59, (cubind__fnptr)cubind__slow_cuptiPCSamplingStop);
 }
 
 CUptiResult cubind_cupti_pc_sampling_stop(CUpti_PCSamplingStopParams *pParams)
 {
-    cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingStop, &cubind__cupti_offsets[106]);
+    cubind__cuptiPCSamplingStop_fn cubind_fn = (cubind__cuptiPCSamplingStop_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingStop, &cubind__cupti_offsets[106]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 106, (int)cubind_status);
+        return (CUptiResult)cubind_failed(106, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetNumStallReasons_fn)(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetNumStallReasons is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetNumStallReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 107), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__resolve(&cubind__cupti_symbols.table, 107, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 107, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 60, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetNumStallReasons);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_num_stall_reasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams)
 {
-    cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetNumStallReasons, &cubind__cupti_offsets[107]);
+    cubind__cuptiPCSamplingGetNumStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetNumStallReasons_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetNumStallReasons, &cubind__cupti_offsets[107]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 107, (int)cubind_status);
+        return (CUptiResult)cubind_failed(107, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPCSamplingGetStallReasons_fn)(CUpti_PCSamplingGetStallReasonsParams *pParams);
-
-/* What the wrapper calls until cuptiPCSamplingGetStallReasons is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
+/* What the wrapper calls until cuptiPCSamplingGetStallReasons is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 108), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__resolve(&cubind__cupti_symbols.table, 108, &cubind_unavailable, (cubind__fnptr)slow_cuptiPCSamplingGetStallReasons);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 108, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 61, (cubind__fnptr)cubind__slow_cuptiPCSamplingGetStallReasons);
 }
 
 CUptiResult cubind_cupti_pc_sampling_get_stall_reasons(CUpti_PCSamplingGetStallReasonsParams *pParams)
 {
-    cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__target((cubind__fnptr)slow_cuptiPCSamplingGetStallReasons, &cubind__cupti_offsets[108]);
+    cubind__cuptiPCSamplingGetStallReasons_fn cubind_fn = (cubind__cuptiPCSamplingGetStallReasons_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPCSamplingGetStallReasons, &cubind__cupti_offsets[108]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 108, (int)cubind_status);
+        return (CUptiResult)cubind_failed(108, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetSassToSourceCorrelation_fn)(CUpti_GetSassToSourceCorrelationParams *pParams);
-
-/* What the wrapper calls until cuptiGetSassToSourceCorrelation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams)
+/* What the wrapper calls until cuptiGetSassToSourceCorrelation is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 109), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__resolve(&cubind__cupti_symbols.table, 109, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetSassToSourceCorrelation);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 109, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 62, (cubind__fnptr)cubind__slow_cuptiGetSassToSourceCorrelation);
 }
 
 CUptiResult cubind_cupti_get_sass_to_source_correlation(CUpti_GetSassToSourceCorrelationParams *pParams)
 {
-    cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__target((cubind__fnptr)slow_cuptiGetSassToSourceCorrelation, &cubind__cupti_offsets[109]);
+    cubind__cuptiGetSassToSourceCorrelation_fn cubind_fn = (cubind__cuptiGetSassToSourceCorrelation_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetSassToSourceCorrelation, &cubind__cupti_offsets[109]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 109, (int)cubind_status);
+        return (CUptiResult)cubind_failed(109, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiGetCubinCrc_fn)(CUpti_GetCubinCrcParams *pParams);
-
-/* What the wrapper calls until cuptiGetCubinCrc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
+/* What the wrapper calls until cuptiGetCubinCrc is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 110), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__resolve(&cubind__cupti_symbols.table, 110, &cubind_unavailable, (cubind__fnptr)slow_cuptiGetCubinCrc);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 110, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 63, (cubind__fnptr)cubind__slow_cuptiGetCubinCrc);
 }
 
 CUptiResult cubind_cupti_get_cubin_crc(CUpti_GetCubinCrcParams *pParams)
 {
-    cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__target((cubind__fnptr)slow_cuptiGetCubinCrc, &cubind__cupti_offsets[110]);
+    cubind__cuptiGetCubinCrc_fn cubind_fn = (cubind__cuptiGetCubinCrc_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiGetCubinCrc, &cubind__cupti_offsets[110]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 110, (int)cubind_status);
+        return (CUptiResult)cubind_failed(110, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRegisterComputeCrcCallback_fn)(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
-
-/* What the wrapper calls until cuptiRegisterComputeCrcCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
+/* What the wrapper calls until cuptiRegisterComputeCrcCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRegisterComputeCrcCallback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 111), (uintptr_t)funcComputeCubinCrc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__resolve(&cubind__cupti_symbols.table, 111, &cubind_unavailable, (cubind__fnptr)slow_cuptiRegisterComputeCrcCallback);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(funcComputeCubinCrc);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 111, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)funcComputeCubinCrc, 64, (cubind__fnptr)cubind__slow_cuptiRegisterComputeCrcCallback);
 }
 
 CUptiResult cubind_cupti_register_compute_crc_callback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc)
 {
-    cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__target((cubind__fnptr)slow_cuptiRegisterComputeCrcCallback, &cubind__cupti_offsets[111]);
+    cubind__cuptiRegisterComputeCrcCallback_fn cubind_fn = (cubind__cuptiRegisterComputeCrcCallback_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRegisterComputeCrcCallback, &cubind__cupti_offsets[111]);
     CUptiResult cubind_status = cubind_fn(funcComputeCubinCrc);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 111, (int)cubind_status);
+        return (CUptiResult)cubind_failed(111, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingSetConfig_fn)(CUpti_PmSampling_SetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 112), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 112, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 112, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 65, (cubind__fnptr)cubind__slow_cuptiPmSamplingSetConfig);
 }
 
 CUptiResult cubind_cupti_pm_sampling_set_config(CUpti_PmSampling_SetConfig_Params *pParams)
 {
-    cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingSetConfig, &cubind__cupti_offsets[112]);
+    cubind__cuptiPmSamplingSetConfig_fn cubind_fn = (cubind__cuptiPmSamplingSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingSetConfig, &cubind__cupti_offsets[112]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 112, (int)cubind_status);
+        return (CUptiResult)cubind_failed(112, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingEnable_fn)(CUpti_PmSampling_Enable_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 113), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 113, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 113, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 66, (cubind__fnptr)cubind__slow_cuptiPmSamplingEnable);
 }
 
 CUptiResult cubind_cupti_pm_sampling_enable(CUpti_PmSampling_Enable_Params *pParams)
 {
-    cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingEnable, &cubind__cupti_offsets[113]);
+    cubind__cuptiPmSamplingEnable_fn cubind_fn = (cubind__cuptiPmSamplingEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingEnable, &cubind__cupti_offsets[113]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 113, (int)cubind_status);
+        return (CUptiResult)cubind_failed(113, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingDisable_fn)(CUpti_PmSampling_Disable_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 114), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 114, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 114, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 67, (cubind__fnptr)cubind__slow_cuptiPmSamplingDisable);
 }
 
 CUptiResult cubind_cupti_pm_sampling_disable(CUpti_PmSampling_Disable_Params *pParams)
 {
-    cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingDisable, &cubind__cupti_offsets[114]);
+    cubind__cuptiPmSamplingDisable_fn cubind_fn = (cubind__cuptiPmSamplingDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingDisable, &cubind__cupti_offsets[114]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 114, (int)cubind_status);
+        return (CUptiResult)cubind_failed(114, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingStart_fn)(CUpti_PmSampling_Start_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingStart is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 115), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__resolve(&cubind__cupti_symbols.table, 115, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingStart);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 115, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 68, (cubind__fnptr)cubind__slow_cuptiPmSamplingStart);
 }
 
 CUptiResult cubind_cupti_pm_sampling_start(CUpti_PmSampling_Start_Params *pParams)
 {
-    cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingStart, &cubind__cupti_offsets[115]);
+    cubind__cuptiPmSamplingStart_fn cubind_fn = (cubind__cuptiPmSamplingStart_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingStart, &cubind__cupti_offsets[115]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 115, (int)cubind_status);
+        return (CUptiResult)cubind_failed(115, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingStop_fn)(CUpti_PmSampling_Stop_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingStop is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingStop is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 116), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__resolve(&cubind__cupti_symbols.table, 116, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingStop);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 116, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 69, (cubind__fnptr)cubind__slow_cuptiPmSamplingStop);
 }
 
 CUptiResult cubind_cupti_pm_sampling_stop(CUpti_PmSampling_Stop_Params *pParams)
 {
-    cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingStop, &cubind__cupti_offsets[116]);
+    cubind__cuptiPmSamplingStop_fn cubind_fn = (cubind__cuptiPmSamplingStop_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingStop, &cubind__cupti_offsets[116]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 116, (int)cubind_status);
+        return (CUptiResult)cubind_failed(116, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingDecodeData_fn)(CUpti_PmSampling_DecodeData_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingDecodeData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingDecodeData is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 117), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__resolve(&cubind__cupti_symbols.table, 117, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingDecodeData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 117, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 70, (cubind__fnptr)cubind__slow_cuptiPmSamplingDecodeData);
 }
 
 CUptiResult cubind_cupti_pm_sampling_decode_data(CUpti_PmSampling_DecodeData_Params *pParams)
 {
-    cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingDecodeData, &cubind__cupti_offsets[117]);
+    cubind__cuptiPmSamplingDecodeData_fn cubind_fn = (cubind__cuptiPmSamplingDecodeData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingDecodeData, &cubind__cupti_offsets[117]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 117, (int)cubind_status);
+        return (CUptiResult)cubind_failed(117, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterAvailability_fn)(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingGetCounterAvailability is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingGetCounterAvailability is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 118), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__resolve(&cubind__cupti_symbols.table, 118, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 118, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 71, (cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterAvailability);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_availability(CUpti_PmSampling_GetCounterAvailability_Params *pParams)
 {
-    cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterAvailability, &cubind__cupti_offsets[118]);
+    cubind__cuptiPmSamplingGetCounterAvailability_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterAvailability_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterAvailability, &cubind__cupti_offsets[118]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 118, (int)cubind_status);
+        return (CUptiResult)cubind_failed(118, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataSize_fn)(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingGetCounterDataSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingGetCounterDataSize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 119), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 119, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 119, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 72, (cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataSize);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_data_size(CUpti_PmSampling_GetCounterDataSize_Params *pParams)
 {
-    cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterDataSize, &cubind__cupti_offsets[119]);
+    cubind__cuptiPmSamplingGetCounterDataSize_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataSize, &cubind__cupti_offsets[119]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 119, (int)cubind_status);
+        return (CUptiResult)cubind_failed(119, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataImageInitialize_fn)(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingCounterDataImageInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingCounterDataImageInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 120), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 120, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 120, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 73, (cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataImageInitialize);
 }
 
 CUptiResult cubind_cupti_pm_sampling_counter_data_image_initialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams)
 {
-    cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingCounterDataImageInitialize, &cubind__cupti_offsets[120]);
+    cubind__cuptiPmSamplingCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataImageInitialize, &cubind__cupti_offsets[120]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 120, (int)cubind_status);
+        return (CUptiResult)cubind_failed(120, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingGetCounterDataInfo_fn)(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingGetCounterDataInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingGetCounterDataInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 121), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 121, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 121, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 74, (cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataInfo);
 }
 
 CUptiResult cubind_cupti_pm_sampling_get_counter_data_info(CUpti_PmSampling_GetCounterDataInfo_Params *pParams)
 {
-    cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingGetCounterDataInfo, &cubind__cupti_offsets[121]);
+    cubind__cuptiPmSamplingGetCounterDataInfo_fn cubind_fn = (cubind__cuptiPmSamplingGetCounterDataInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingGetCounterDataInfo, &cubind__cupti_offsets[121]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 121, (int)cubind_status);
+        return (CUptiResult)cubind_failed(121, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiPmSamplingCounterDataGetSampleInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
+/* What the wrapper calls until cuptiPmSamplingCounterDataGetSampleInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 122), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 122, &cubind_unavailable, (cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 122, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 75, (cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataGetSampleInfo);
 }
 
 CUptiResult cubind_cupti_pm_sampling_counter_data_get_sample_info(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams)
 {
-    cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__target((cubind__fnptr)slow_cuptiPmSamplingCounterDataGetSampleInfo, &cubind__cupti_offsets[122]);
+    cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn cubind_fn = (cubind__cuptiPmSamplingCounterDataGetSampleInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiPmSamplingCounterDataGetSampleInfo, &cubind__cupti_offsets[122]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 122, (int)cubind_status);
+        return (CUptiResult)cubind_failed(122, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerInitialize_fn)(CUpti_Profiler_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 123), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 123, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 123, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 76, (cubind__fnptr)cubind__slow_cuptiProfilerInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_initialize(CUpti_Profiler_Initialize_Params *pParams)
 {
-    cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerInitialize, &cubind__cupti_offsets[123]);
+    cubind__cuptiProfilerInitialize_fn cubind_fn = (cubind__cuptiProfilerInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerInitialize, &cubind__cupti_offsets[123]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 123, (int)cubind_status);
+        return (CUptiResult)cubind_failed(123, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerDeInitialize_fn)(CUpti_Profiler_DeInitialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerDeInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerDeInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 124), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 124, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerDeInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 124, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 77, (cubind__fnptr)cubind__slow_cuptiProfilerDeInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_de_initialize(CUpti_Profiler_DeInitialize_Params *pParams)
 {
-    cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDeInitialize, &cubind__cupti_offsets[124]);
+    cubind__cuptiProfilerDeInitialize_fn cubind_fn = (cubind__cuptiProfilerDeInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerDeInitialize, &cubind__cupti_offsets[124]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 124, (int)cubind_status);
+        return (CUptiResult)cubind_failed(124, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateSize_fn)(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateSize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 125), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 125, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 125, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 78, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateSize);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_calculate_size(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateSize, &cubind__cupti_offsets[125]);
+    cubind__cuptiProfilerCounterDataImageCalculateSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateSize, &cubind__cupti_offsets[125]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 125, (int)cubind_status);
+        return (CUptiResult)cubind_failed(125, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitialize_fn)(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 126), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 126, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 126, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 79, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_initialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageInitialize, &cubind__cupti_offsets[126]);
+    cubind__cuptiProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitialize, &cubind__cupti_offsets[126]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 126, (int)cubind_status);
+        return (CUptiResult)cubind_failed(126, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateScratchBufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageCalculateScratchBufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 127), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 127, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 127, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 80, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_size(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize, &cubind__cupti_offsets[127]);
+    cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageCalculateScratchBufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageCalculateScratchBufferSize, &cubind__cupti_offsets[127]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 127, (int)cubind_status);
+        return (CUptiResult)cubind_failed(127, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerCounterDataImageInitializeScratchBuffer is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
+/* What the wrapper calls until cuptiProfilerCounterDataImageInitializeScratchBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 128), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__resolve(&cubind__cupti_symbols.table, 128, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 128, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 81, (cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitializeScratchBuffer);
 }
 
 CUptiResult cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams)
 {
-    cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerCounterDataImageInitializeScratchBuffer, &cubind__cupti_offsets[128]);
+    cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn cubind_fn = (cubind__cuptiProfilerCounterDataImageInitializeScratchBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerCounterDataImageInitializeScratchBuffer, &cubind__cupti_offsets[128]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 128, (int)cubind_status);
+        return (CUptiResult)cubind_failed(128, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerBeginSession_fn)(CUpti_Profiler_BeginSession_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerBeginSession is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams)
+/* What the wrapper calls until cuptiProfilerBeginSession is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 129), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__resolve(&cubind__cupti_symbols.table, 129, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerBeginSession);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 129, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 82, (cubind__fnptr)cubind__slow_cuptiProfilerBeginSession);
 }
 
 CUptiResult cubind_cupti_profiler_begin_session(CUpti_Profiler_BeginSession_Params *pParams)
 {
-    cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerBeginSession, &cubind__cupti_offsets[129]);
+    cubind__cuptiProfilerBeginSession_fn cubind_fn = (cubind__cuptiProfilerBeginSession_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerBeginSession, &cubind__cupti_offsets[129]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 129, (int)cubind_status);
+        return (CUptiResult)cubind_failed(129, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerEndSession_fn)(CUpti_Profiler_EndSession_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerEndSession is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams)
+/* What the wrapper calls until cuptiProfilerEndSession is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 130), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__resolve(&cubind__cupti_symbols.table, 130, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerEndSession);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 130, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 83, (cubind__fnptr)cubind__slow_cuptiProfilerEndSession);
 }
 
 CUptiResult cubind_cupti_profiler_end_session(CUpti_Profiler_EndSession_Params *pParams)
 {
-    cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEndSession, &cubind__cupti_offsets[130]);
+    cubind__cuptiProfilerEndSession_fn cubind_fn = (cubind__cuptiProfilerEndSession_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerEndSession, &cubind__cupti_offsets[130]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 130, (int)cubind_status);
+        return (CUptiResult)cubind_failed(130, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerSetConfig_fn)(CUpti_Profiler_SetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams)
+/* What the wrapper calls until cuptiProfilerSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 131), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 131, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 131, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 84, (cubind__fnptr)cubind__slow_cuptiProfilerSetConfig);
 }
 
 CUptiResult cubind_cupti_profiler_set_config(CUpti_Profiler_SetConfig_Params *pParams)
 {
-    cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerSetConfig, &cubind__cupti_offsets[131]);
+    cubind__cuptiProfilerSetConfig_fn cubind_fn = (cubind__cuptiProfilerSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerSetConfig, &cubind__cupti_offsets[131]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 131, (int)cubind_status);
+        return (CUptiResult)cubind_failed(131, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerUnsetConfig_fn)(CUpti_Profiler_UnsetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerUnsetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams)
+/* What the wrapper calls until cuptiProfilerUnsetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 132), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 132, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerUnsetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 132, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 85, (cubind__fnptr)cubind__slow_cuptiProfilerUnsetConfig);
 }
 
 CUptiResult cubind_cupti_profiler_unset_config(CUpti_Profiler_UnsetConfig_Params *pParams)
 {
-    cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerUnsetConfig, &cubind__cupti_offsets[132]);
+    cubind__cuptiProfilerUnsetConfig_fn cubind_fn = (cubind__cuptiProfilerUnsetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerUnsetConfig, &cubind__cupti_offsets[132]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 132, (int)cubind_status);
+        return (CUptiResult)cubind_failed(132, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerBeginPass_fn)(CUpti_Profiler_BeginPass_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerBeginPass is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams)
+/* What the wrapper calls until cuptiProfilerBeginPass is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 133), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__resolve(&cubind__cupti_symbols.table, 133, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerBeginPass);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 133, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 86, (cubind__fnptr)cubind__slow_cuptiProfilerBeginPass);
 }
 
 CUptiResult cubind_cupti_profiler_begin_pass(CUpti_Profiler_BeginPass_Params *pParams)
 {
-    cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerBeginPass, &cubind__cupti_offsets[133]);
+    cubind__cuptiProfilerBeginPass_fn cubind_fn = (cubind__cuptiProfilerBeginPass_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerBeginPass, &cubind__cupti_offsets[133]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 133, (int)cubind_status);
+        return (CUptiResult)cubind_failed(133, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerEndPass_fn)(CUpti_Profiler_EndPass_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerEndPass is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams)
+/* What the wrapper calls until cuptiProfilerEndPass is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 134), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__resolve(&cubind__cupti_symbols.table, 134, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerEndPass);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 134, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 87, (cubind__fnptr)cubind__slow_cuptiProfilerEndPass);
 }
 
 CUptiResult cubind_cupti_profiler_end_pass(CUpti_Profiler_EndPass_Params *pParams)
 {
-    cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEndPass, &cubind__cupti_offsets[134]);
+    cubind__cuptiProfilerEndPass_fn cubind_fn = (cubind__cuptiProfilerEndPass_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerEndPass, &cubind__cupti_offsets[134]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 134, (int)cubind_status);
+        return (CUptiResult)cubind_failed(134, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerEnableProfiling_fn)(CUpti_Profiler_EnableProfiling_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerEnableProfiling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams)
+/* What the wrapper calls until cuptiProfilerEnableProfiling is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 135), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__resolve(&cubind__cupti_symbols.table, 135, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerEnableProfiling);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 135, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 88, (cubind__fnptr)cubind__slow_cuptiProfilerEnableProfiling);
 }
 
 CUptiResult cubind_cupti_profiler_enable_profiling(CUpti_Profiler_EnableProfiling_Params *pParams)
 {
-    cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerEnableProfiling, &cubind__cupti_offsets[135]);
+    cubind__cuptiProfilerEnableProfiling_fn cubind_fn = (cubind__cuptiProfilerEnableProfiling_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerEnableProfiling, &cubind__cupti_offsets[135]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 135, (int)cubind_status);
+        return (CUptiResult)cubind_failed(135, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerDisableProfiling_fn)(CUpti_Profiler_DisableProfiling_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerDisableProfiling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams)
+/* What the wrapper calls until cuptiProfilerDisableProfiling is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfiling_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 136), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__resolve(&cubind__cupti_symbols.table, 136, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerDisableProfiling);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 136, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 89, (cubind__fnptr)cubind__slow_cuptiProfilerDisableProfiling);
 }
 
 CUptiResult cubind_cupti_profiler_disable_profiling(CUpti_Profiler_DisableProfiling_Params *pParams)
 {
-    cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDisableProfiling, &cubind__cupti_offsets[136]);
+    cubind__cuptiProfilerDisableProfiling_fn cubind_fn = (cubind__cuptiProfilerDisableProfiling_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerDisableProfiling, &cubind__cupti_offsets[136]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 136, (int)cubind_status);
+        return (CUptiResult)cubind_failed(136, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerIsPassCollected_fn)(CUpti_Profiler_IsPassCollected_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerIsPassCollected is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams)
+/* What the wrapper calls until cuptiProfilerIsPassCollected is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 137), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__resolve(&cubind__cupti_symbols.table, 137, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerIsPassCollected);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 137, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 90, (cubind__fnptr)cubind__slow_cuptiProfilerIsPassCollected);
 }
 
 CUptiResult cubind_cupti_profiler_is_pass_collected(CUpti_Profiler_IsPassCollected_Params *pParams)
 {
-    cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerIsPassCollected, &cubind__cupti_offsets[137]);
+    cubind__cuptiProfilerIsPassCollected_fn cubind_fn = (cubind__cuptiProfilerIsPassCollected_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerIsPassCollected, &cubind__cupti_offsets[137]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 137, (int)cubind_status);
+        return (CUptiResult)cubind_failed(137, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerFlushCounterData_fn)(CUpti_Profiler_FlushCounterData_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerFlushCounterData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams)
+/* What the wrapper calls until cuptiProfilerFlushCounterData is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 138), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__resolve(&cubind__cupti_symbols.table, 138, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerFlushCounterData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 138, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 91, (cubind__fnptr)cubind__slow_cuptiProfilerFlushCounterData);
 }
 
 CUptiResult cubind_cupti_profiler_flush_counter_data(CUpti_Profiler_FlushCounterData_Params *pParams)
 {
-    cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerFlushCounterData, &cubind__cupti_offsets[138]);
+    cubind__cuptiProfilerFlushCounterData_fn cubind_fn = (cubind__cuptiProfilerFlushCounterData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerFlushCounterData, &cubind__cupti_offsets[138]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 138, (int)cubind_status);
+        return (CUptiResult)cubind_failed(138, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerPushRange_fn)(CUpti_Profiler_PushRange_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerPushRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams)
+/* What the wrapper calls until cuptiProfilerPushRange is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 139), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 139, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerPushRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 139, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 92, (cubind__fnptr)cubind__slow_cuptiProfilerPushRange);
 }
 
 CUptiResult cubind_cupti_profiler_push_range(CUpti_Profiler_PushRange_Params *pParams)
 {
-    cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerPushRange, &cubind__cupti_offsets[139]);
+    cubind__cuptiProfilerPushRange_fn cubind_fn = (cubind__cuptiProfilerPushRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerPushRange, &cubind__cupti_offsets[139]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 139, (int)cubind_status);
+        return (CUptiResult)cubind_failed(139, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerPopRange_fn)(CUpti_Profiler_PopRange_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerPopRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams)
+/* What the wrapper calls until cuptiProfilerPopRange is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 140), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 140, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerPopRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 140, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 93, (cubind__fnptr)cubind__slow_cuptiProfilerPopRange);
 }
 
 CUptiResult cubind_cupti_profiler_pop_range(CUpti_Profiler_PopRange_Params *pParams)
 {
-    cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerPopRange, &cubind__cupti_offsets[140]);
+    cubind__cuptiProfilerPopRange_fn cubind_fn = (cubind__cuptiProfilerPopRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerPopRange, &cubind__cupti_offsets[140]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 140, (int)cubind_status);
+        return (CUptiResult)cubind_failed(140, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerGetCounterAvailability_fn)(CUpti_Profiler_GetCounterAvailability_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerGetCounterAvailability is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
+/* What the wrapper calls until cuptiProfilerGetCounterAvailability is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 141), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__resolve(&cubind__cupti_symbols.table, 141, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerGetCounterAvailability);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 141, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 94, (cubind__fnptr)cubind__slow_cuptiProfilerGetCounterAvailability);
 }
 
 CUptiResult cubind_cupti_profiler_get_counter_availability(CUpti_Profiler_GetCounterAvailability_Params *pParams)
 {
-    cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerGetCounterAvailability, &cubind__cupti_offsets[141]);
+    cubind__cuptiProfilerGetCounterAvailability_fn cubind_fn = (cubind__cuptiProfilerGetCounterAvailability_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerGetCounterAvailability, &cubind__cupti_offsets[141]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 141, (int)cubind_status);
+        return (CUptiResult)cubind_failed(141, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerDeviceSupported_fn)(CUpti_Profiler_DeviceSupported_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerDeviceSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams)
+/* What the wrapper calls until cuptiProfilerDeviceSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 142), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__resolve(&cubind__cupti_symbols.table, 142, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerDeviceSupported);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 142, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_110((uintptr_t)pParams, 95, (cubind__fnptr)cubind__slow_cuptiProfilerDeviceSupported);
 }
 
 CUptiResult cubind_cupti_profiler_device_supported(CUpti_Profiler_DeviceSupported_Params *pParams)
 {
-    cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerDeviceSupported, &cubind__cupti_offsets[142]);
+    cubind__cuptiProfilerDeviceSupported_fn cubind_fn = (cubind__cuptiProfilerDeviceSupported_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerDeviceSupported, &cubind__cupti_offsets[142]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 142, (int)cubind_status);
+        return (CUptiResult)cubind_failed(142, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerSetConfig_fn)(CUpti_RangeProfiler_SetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 143), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 143, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 143, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 0, (cubind__fnptr)cubind__slow_cuptiRangeProfilerSetConfig);
 }
 
 CUptiResult cubind_cupti_range_profiler_set_config(CUpti_RangeProfiler_SetConfig_Params *pParams)
 {
-    cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerSetConfig, &cubind__cupti_offsets[143]);
+    cubind__cuptiRangeProfilerSetConfig_fn cubind_fn = (cubind__cuptiRangeProfilerSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerSetConfig, &cubind__cupti_offsets[143]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 143, (int)cubind_status);
+        return (CUptiResult)cubind_failed(143, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerEnable_fn)(CUpti_RangeProfiler_Enable_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 144), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 144, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 144, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 1, (cubind__fnptr)cubind__slow_cuptiRangeProfilerEnable);
 }
 
 CUptiResult cubind_cupti_range_profiler_enable(CUpti_RangeProfiler_Enable_Params *pParams)
 {
-    cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerEnable, &cubind__cupti_offsets[144]);
+    cubind__cuptiRangeProfilerEnable_fn cubind_fn = (cubind__cuptiRangeProfilerEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerEnable, &cubind__cupti_offsets[144]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 144, (int)cubind_status);
+        return (CUptiResult)cubind_failed(144, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerDisable_fn)(CUpti_RangeProfiler_Disable_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 145), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 145, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 145, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 2, (cubind__fnptr)cubind__slow_cuptiRangeProfilerDisable);
 }
 
 CUptiResult cubind_cupti_range_profiler_disable(CUpti_RangeProfiler_Disable_Params *pParams)
 {
-    cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerDisable, &cubind__cupti_offsets[145]);
+    cubind__cuptiRangeProfilerDisable_fn cubind_fn = (cubind__cuptiRangeProfilerDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerDisable, &cubind__cupti_offsets[145]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 145, (int)cubind_status);
+        return (CUptiResult)cubind_failed(145, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerStart_fn)(CUpti_RangeProfiler_Start_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerStart is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 146), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__resolve(&cubind__cupti_symbols.table, 146, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerStart);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 146, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 3, (cubind__fnptr)cubind__slow_cuptiRangeProfilerStart);
 }
 
 CUptiResult cubind_cupti_range_profiler_start(CUpti_RangeProfiler_Start_Params *pParams)
 {
-    cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerStart, &cubind__cupti_offsets[146]);
+    cubind__cuptiRangeProfilerStart_fn cubind_fn = (cubind__cuptiRangeProfilerStart_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerStart, &cubind__cupti_offsets[146]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 146, (int)cubind_status);
+        return (CUptiResult)cubind_failed(146, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerStop_fn)(CUpti_RangeProfiler_Stop_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerStop is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerStop is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 147), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__resolve(&cubind__cupti_symbols.table, 147, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerStop);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 147, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 4, (cubind__fnptr)cubind__slow_cuptiRangeProfilerStop);
 }
 
 CUptiResult cubind_cupti_range_profiler_stop(CUpti_RangeProfiler_Stop_Params *pParams)
 {
-    cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerStop, &cubind__cupti_offsets[147]);
+    cubind__cuptiRangeProfilerStop_fn cubind_fn = (cubind__cuptiRangeProfilerStop_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerStop, &cubind__cupti_offsets[147]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 147, (int)cubind_status);
+        return (CUptiResult)cubind_failed(147, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerPushRange_fn)(CUpti_RangeProfiler_PushRange_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerPushRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerPushRange is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 148), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 148, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerPushRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 148, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 5, (cubind__fnptr)cubind__slow_cuptiRangeProfilerPushRange);
 }
 
 CUptiResult cubind_cupti_range_profiler_push_range(CUpti_RangeProfiler_PushRange_Params *pParams)
 {
-    cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerPushRange, &cubind__cupti_offsets[148]);
+    cubind__cuptiRangeProfilerPushRange_fn cubind_fn = (cubind__cuptiRangeProfilerPushRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerPushRange, &cubind__cupti_offsets[148]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 148, (int)cubind_status);
+        return (CUptiResult)cubind_failed(148, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerPopRange_fn)(CUpti_RangeProfiler_PopRange_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerPopRange is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerPopRange is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 149), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__resolve(&cubind__cupti_symbols.table, 149, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerPopRange);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 149, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 6, (cubind__fnptr)cubind__slow_cuptiRangeProfilerPopRange);
 }
 
 CUptiResult cubind_cupti_range_profiler_pop_range(CUpti_RangeProfiler_PopRange_Params *pParams)
 {
-    cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerPopRange, &cubind__cupti_offsets[149]);
+    cubind__cuptiRangeProfilerPopRange_fn cubind_fn = (cubind__cuptiRangeProfilerPopRange_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerPopRange, &cubind__cupti_offsets[149]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 149, (int)cubind_status);
+        return (CUptiResult)cubind_failed(149, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerDecodeData_fn)(CUpti_RangeProfiler_DecodeData_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerDecodeData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerDecodeData is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 150), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__resolve(&cubind__cupti_symbols.table, 150, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerDecodeData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 150, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 7, (cubind__fnptr)cubind__slow_cuptiRangeProfilerDecodeData);
 }
 
 CUptiResult cubind_cupti_range_profiler_decode_data(CUpti_RangeProfiler_DecodeData_Params *pParams)
 {
-    cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerDecodeData, &cubind__cupti_offsets[150]);
+    cubind__cuptiRangeProfilerDecodeData_fn cubind_fn = (cubind__cuptiRangeProfilerDecodeData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerDecodeData, &cubind__cupti_offsets[150]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 150, (int)cubind_status);
+        return (CUptiResult)cubind_failed(150, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataSize_fn)(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerGetCounterDataSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerGetCounterDataSize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 151), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 151, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 151, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 8, (cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataSize);
 }
 
 CUptiResult cubind_cupti_range_profiler_get_counter_data_size(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams)
 {
-    cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataSize, &cubind__cupti_offsets[151]);
+    cubind__cuptiRangeProfilerGetCounterDataSize_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataSize, &cubind__cupti_offsets[151]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 151, (int)cubind_status);
+        return (CUptiResult)cubind_failed(151, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerCounterDataImageInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerCounterDataImageInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 152), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 152, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 152, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 9, (cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataImageInitialize);
 }
 
 CUptiResult cubind_cupti_range_profiler_counter_data_image_initialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams)
 {
-    cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerCounterDataImageInitialize, &cubind__cupti_offsets[152]);
+    cubind__cuptiRangeProfilerCounterDataImageInitialize_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataImageInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataImageInitialize, &cubind__cupti_offsets[152]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 152, (int)cubind_status);
+        return (CUptiResult)cubind_failed(152, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerGetCounterDataInfo_fn)(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerGetCounterDataInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerGetCounterDataInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 153), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 153, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 153, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 10, (cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataInfo);
 }
 
 CUptiResult cubind_cupti_range_profiler_get_counter_data_info(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams)
 {
-    cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerGetCounterDataInfo, &cubind__cupti_offsets[153]);
+    cubind__cuptiRangeProfilerGetCounterDataInfo_fn cubind_fn = (cubind__cuptiRangeProfilerGetCounterDataInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerGetCounterDataInfo, &cubind__cupti_offsets[153]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 153, (int)cubind_status);
+        return (CUptiResult)cubind_failed(153, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
-
-/* What the wrapper calls until cuptiRangeProfilerCounterDataGetRangeInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
+/* What the wrapper calls until cuptiRangeProfilerCounterDataGetRangeInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 154), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__resolve(&cubind__cupti_symbols.table, 154, &cubind_unavailable, (cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 154, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 11, (cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataGetRangeInfo);
 }
 
 CUptiResult cubind_cupti_range_profiler_counter_data_get_range_info(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams)
 {
-    cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__target((cubind__fnptr)slow_cuptiRangeProfilerCounterDataGetRangeInfo, &cubind__cupti_offsets[154]);
+    cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn cubind_fn = (cubind__cuptiRangeProfilerCounterDataGetRangeInfo_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiRangeProfilerCounterDataGetRangeInfo, &cubind__cupti_offsets[154]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 154, (int)cubind_status);
+        return (CUptiResult)cubind_failed(154, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetNumOfMetrics_fn)(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetNumOfMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetNumOfMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 155), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 155, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 155, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 12, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetNumOfMetrics);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_num_of_metrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetNumOfMetrics, &cubind__cupti_offsets[155]);
+    cubind__cuptiSassMetricsGetNumOfMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetNumOfMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetNumOfMetrics, &cubind__cupti_offsets[155]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 155, (int)cubind_status);
+        return (CUptiResult)cubind_failed(155, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetMetrics_fn)(CUpti_SassMetrics_GetMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 156), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 156, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 156, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 13, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetMetrics);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_metrics(CUpti_SassMetrics_GetMetrics_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetMetrics, &cubind__cupti_offsets[156]);
+    cubind__cuptiSassMetricsGetMetrics_fn cubind_fn = (cubind__cuptiSassMetricsGetMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetMetrics, &cubind__cupti_offsets[156]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 156, (int)cubind_status);
+        return (CUptiResult)cubind_failed(156, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetProperties_fn)(CUpti_SassMetrics_GetProperties_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 157), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 157, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 157, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 14, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetProperties);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_properties(CUpti_SassMetrics_GetProperties_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetProperties, &cubind__cupti_offsets[157]);
+    cubind__cuptiSassMetricsGetProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetProperties, &cubind__cupti_offsets[157]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 157, (int)cubind_status);
+        return (CUptiResult)cubind_failed(157, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsSetConfig_fn)(CUpti_SassMetricsSetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsSetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsSetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 158), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 158, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsSetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 158, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 15, (cubind__fnptr)cubind__slow_cuptiSassMetricsSetConfig);
 }
 
 CUptiResult cubind_cupti_sass_metrics_set_config(CUpti_SassMetricsSetConfig_Params *pParams)
 {
-    cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsSetConfig, &cubind__cupti_offsets[158]);
+    cubind__cuptiSassMetricsSetConfig_fn cubind_fn = (cubind__cuptiSassMetricsSetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsSetConfig, &cubind__cupti_offsets[158]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 158, (int)cubind_status);
+        return (CUptiResult)cubind_failed(158, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsUnsetConfig_fn)(CUpti_SassMetricsUnsetConfig_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsUnsetConfig is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsUnsetConfig is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 159), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__resolve(&cubind__cupti_symbols.table, 159, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsUnsetConfig);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 159, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 16, (cubind__fnptr)cubind__slow_cuptiSassMetricsUnsetConfig);
 }
 
 CUptiResult cubind_cupti_sass_metrics_unset_config(CUpti_SassMetricsUnsetConfig_Params *pParams)
 {
-    cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsUnsetConfig, &cubind__cupti_offsets[159]);
+    cubind__cuptiSassMetricsUnsetConfig_fn cubind_fn = (cubind__cuptiSassMetricsUnsetConfig_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsUnsetConfig, &cubind__cupti_offsets[159]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 159, (int)cubind_status);
+        return (CUptiResult)cubind_failed(159, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsEnable_fn)(CUpti_SassMetricsEnable_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsEnable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsEnable is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 160), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__resolve(&cubind__cupti_symbols.table, 160, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsEnable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 160, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 17, (cubind__fnptr)cubind__slow_cuptiSassMetricsEnable);
 }
 
 CUptiResult cubind_cupti_sass_metrics_enable(CUpti_SassMetricsEnable_Params *pParams)
 {
-    cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsEnable, &cubind__cupti_offsets[160]);
+    cubind__cuptiSassMetricsEnable_fn cubind_fn = (cubind__cuptiSassMetricsEnable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsEnable, &cubind__cupti_offsets[160]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 160, (int)cubind_status);
+        return (CUptiResult)cubind_failed(160, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsDisable_fn)(CUpti_SassMetricsDisable_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsDisable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsDisable is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 161), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__resolve(&cubind__cupti_symbols.table, 161, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsDisable);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 161, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 18, (cubind__fnptr)cubind__slow_cuptiSassMetricsDisable);
 }
 
 CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *pParams)
 {
-    cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsDisable, &cubind__cupti_offsets[161]);
+    cubind__cuptiSassMetricsDisable_fn cubind_fn = (cubind__cuptiSassMetricsDisable_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsDisable, &cubind__cupti_offsets[161]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 161, (int)cubind_status);
+        return (CUptiResult)cubind_failed(161, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsGetDataProperties_fn)(CUpti_SassMetricsGetDataProperties_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsGetDataProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsGetDataProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 162), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 162, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsGetDataProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 162, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 19, (cubind__fnptr)cubind__slow_cuptiSassMetricsGetDataProperties);
 }
 
 CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDataProperties_Params *pParams)
 {
-    cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsGetDataProperties, &cubind__cupti_offsets[162]);
+    cubind__cuptiSassMetricsGetDataProperties_fn cubind_fn = (cubind__cuptiSassMetricsGetDataProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsGetDataProperties, &cubind__cupti_offsets[162]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 162, (int)cubind_status);
+        return (CUptiResult)cubind_failed(162, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiSassMetricsFlushData_fn)(CUpti_SassMetricsFlushData_Params *pParams);
-
-/* What the wrapper calls until cuptiSassMetricsFlushData is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams)
+/* What the wrapper calls until cuptiSassMetricsFlushData is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 163), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__resolve(&cubind__cupti_symbols.table, 163, &cubind_unavailable, (cubind__fnptr)slow_cuptiSassMetricsFlushData);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 163, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 20, (cubind__fnptr)cubind__slow_cuptiSassMetricsFlushData);
 }
 
 CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Params *pParams)
 {
-    cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__target((cubind__fnptr)slow_cuptiSassMetricsFlushData, &cubind__cupti_offsets[163]);
+    cubind__cuptiSassMetricsFlushData_fn cubind_fn = (cubind__cuptiSassMetricsFlushData_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiSassMetricsFlushData, &cubind__cupti_offsets[163]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 163, (int)cubind_status);
+        return (CUptiResult)cubind_failed(163, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiDeviceGetChipName_fn)(CUpti_Device_GetChipName_Params *pParams);
-
-/* What the wrapper calls until cuptiDeviceGetChipName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams)
+/* What the wrapper calls until cuptiDeviceGetChipName is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 164), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__resolve(&cubind__cupti_symbols.table, 164, &cubind_unavailable, (cubind__fnptr)slow_cuptiDeviceGetChipName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 164, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 21, (cubind__fnptr)cubind__slow_cuptiDeviceGetChipName);
 }
 
 CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *pParams)
 {
-    cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__target((cubind__fnptr)slow_cuptiDeviceGetChipName, &cubind__cupti_offsets[164]);
+    cubind__cuptiDeviceGetChipName_fn cubind_fn = (cubind__cuptiDeviceGetChipName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiDeviceGetChipName, &cubind__cupti_offsets[164]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 164, (int)cubind_status);
+        return (CUptiResult)cubind_failed(164, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostInitialize_fn)(CUpti_Profiler_Host_Initialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 165), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostInitialize_fn cubind_fn = (cubind__cuptiProfilerHostInitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 165, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostInitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 165, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 22, (cubind__fnptr)cubind__slow_cuptiProfilerHostInitialize);
 }
 
 CUptiResult cubind_cupti_profiler_host_initialize(CUpti_Profiler_Host_Initialize_Params *pParams)
 {
-    cubind__cuptiProfilerHostInitialize_fn cubind_fn = (cubind__cuptiProfilerHostInitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostInitialize, &cubind__cupti_offsets[165]);
+    cubind__cuptiProfilerHostInitialize_fn cubind_fn = (cubind__cuptiProfilerHostInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostInitialize, &cubind__cupti_offsets[165]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 165, (int)cubind_status);
+        return (CUptiResult)cubind_failed(165, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostDeinitialize_fn)(CUpti_Profiler_Host_Deinitialize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostDeinitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostDeinitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 166), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostDeinitialize_fn cubind_fn = (cubind__cuptiProfilerHostDeinitialize_fn)cubind__resolve(&cubind__cupti_symbols.table, 166, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostDeinitialize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 166, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 23, (cubind__fnptr)cubind__slow_cuptiProfilerHostDeinitialize);
 }
 
 CUptiResult cubind_cupti_profiler_host_deinitialize(CUpti_Profiler_Host_Deinitialize_Params *pParams)
 {
-    cubind__cuptiProfilerHostDeinitialize_fn cubind_fn = (cubind__cuptiProfilerHostDeinitialize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostDeinitialize, &cubind__cupti_offsets[166]);
+    cubind__cuptiProfilerHostDeinitialize_fn cubind_fn = (cubind__cuptiProfilerHostDeinitialize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostDeinitialize, &cubind__cupti_offsets[166]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 166, (int)cubind_status);
+        return (CUptiResult)cubind_failed(166, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetSupportedChips_fn)(CUpti_Profiler_Host_GetSupportedChips_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetSupportedChips is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetSupportedChips is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 167), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetSupportedChips_fn cubind_fn = (cubind__cuptiProfilerHostGetSupportedChips_fn)cubind__resolve(&cubind__cupti_symbols.table, 167, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetSupportedChips);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 167, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 24, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetSupportedChips);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_supported_chips(CUpti_Profiler_Host_GetSupportedChips_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetSupportedChips_fn cubind_fn = (cubind__cuptiProfilerHostGetSupportedChips_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetSupportedChips, &cubind__cupti_offsets[167]);
+    cubind__cuptiProfilerHostGetSupportedChips_fn cubind_fn = (cubind__cuptiProfilerHostGetSupportedChips_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetSupportedChips, &cubind__cupti_offsets[167]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 167, (int)cubind_status);
+        return (CUptiResult)cubind_failed(167, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetBaseMetrics_fn)(CUpti_Profiler_Host_GetBaseMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetBaseMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetBaseMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 168), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetBaseMetrics_fn cubind_fn = (cubind__cuptiProfilerHostGetBaseMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 168, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetBaseMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 168, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 25, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetBaseMetrics);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_base_metrics(CUpti_Profiler_Host_GetBaseMetrics_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetBaseMetrics_fn cubind_fn = (cubind__cuptiProfilerHostGetBaseMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetBaseMetrics, &cubind__cupti_offsets[168]);
+    cubind__cuptiProfilerHostGetBaseMetrics_fn cubind_fn = (cubind__cuptiProfilerHostGetBaseMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetBaseMetrics, &cubind__cupti_offsets[168]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 168, (int)cubind_status);
+        return (CUptiResult)cubind_failed(168, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetSubMetrics_fn)(CUpti_Profiler_Host_GetSubMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetSubMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetSubMetrics(CUpti_Profiler_Host_GetSubMetrics_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetSubMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetSubMetrics(CUpti_Profiler_Host_GetSubMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 169), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetSubMetrics_fn cubind_fn = (cubind__cuptiProfilerHostGetSubMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 169, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetSubMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 169, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 26, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetSubMetrics);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_sub_metrics(CUpti_Profiler_Host_GetSubMetrics_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetSubMetrics_fn cubind_fn = (cubind__cuptiProfilerHostGetSubMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetSubMetrics, &cubind__cupti_offsets[169]);
+    cubind__cuptiProfilerHostGetSubMetrics_fn cubind_fn = (cubind__cuptiProfilerHostGetSubMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetSubMetrics, &cubind__cupti_offsets[169]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 169, (int)cubind_status);
+        return (CUptiResult)cubind_failed(169, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetMetricProperties_fn)(CUpti_Profiler_Host_GetMetricProperties_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetMetricProperties is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetMetricProperties is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 170), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetMetricProperties_fn cubind_fn = (cubind__cuptiProfilerHostGetMetricProperties_fn)cubind__resolve(&cubind__cupti_symbols.table, 170, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetMetricProperties);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 170, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 27, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetMetricProperties);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_metric_properties(CUpti_Profiler_Host_GetMetricProperties_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetMetricProperties_fn cubind_fn = (cubind__cuptiProfilerHostGetMetricProperties_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetMetricProperties, &cubind__cupti_offsets[170]);
+    cubind__cuptiProfilerHostGetMetricProperties_fn cubind_fn = (cubind__cuptiProfilerHostGetMetricProperties_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetMetricProperties, &cubind__cupti_offsets[170]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 170, (int)cubind_status);
+        return (CUptiResult)cubind_failed(170, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetRangeName_fn)(CUpti_Profiler_Host_GetRangeName_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetRangeName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetRangeName(CUpti_Profiler_Host_GetRangeName_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetRangeName is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetRangeName(CUpti_Profiler_Host_GetRangeName_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 171), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetRangeName_fn cubind_fn = (cubind__cuptiProfilerHostGetRangeName_fn)cubind__resolve(&cubind__cupti_symbols.table, 171, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetRangeName);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 171, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 28, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetRangeName);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_range_name(CUpti_Profiler_Host_GetRangeName_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetRangeName_fn cubind_fn = (cubind__cuptiProfilerHostGetRangeName_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetRangeName, &cubind__cupti_offsets[171]);
+    cubind__cuptiProfilerHostGetRangeName_fn cubind_fn = (cubind__cuptiProfilerHostGetRangeName_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetRangeName, &cubind__cupti_offsets[171]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 171, (int)cubind_status);
+        return (CUptiResult)cubind_failed(171, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostEvaluateToGpuValues_fn)(CUpti_Profiler_Host_EvaluateToGpuValues_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostEvaluateToGpuValues is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostEvaluateToGpuValues is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 172), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostEvaluateToGpuValues_fn cubind_fn = (cubind__cuptiProfilerHostEvaluateToGpuValues_fn)cubind__resolve(&cubind__cupti_symbols.table, 172, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostEvaluateToGpuValues);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 172, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 29, (cubind__fnptr)cubind__slow_cuptiProfilerHostEvaluateToGpuValues);
 }
 
 CUptiResult cubind_cupti_profiler_host_evaluate_to_gpu_values(CUpti_Profiler_Host_EvaluateToGpuValues_Params *pParams)
 {
-    cubind__cuptiProfilerHostEvaluateToGpuValues_fn cubind_fn = (cubind__cuptiProfilerHostEvaluateToGpuValues_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostEvaluateToGpuValues, &cubind__cupti_offsets[172]);
+    cubind__cuptiProfilerHostEvaluateToGpuValues_fn cubind_fn = (cubind__cuptiProfilerHostEvaluateToGpuValues_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostEvaluateToGpuValues, &cubind__cupti_offsets[172]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 172, (int)cubind_status);
+        return (CUptiResult)cubind_failed(172, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostConfigAddMetrics_fn)(CUpti_Profiler_Host_ConfigAddMetrics_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostConfigAddMetrics is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostConfigAddMetrics is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 173), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostConfigAddMetrics_fn cubind_fn = (cubind__cuptiProfilerHostConfigAddMetrics_fn)cubind__resolve(&cubind__cupti_symbols.table, 173, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostConfigAddMetrics);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 173, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 30, (cubind__fnptr)cubind__slow_cuptiProfilerHostConfigAddMetrics);
 }
 
 CUptiResult cubind_cupti_profiler_host_config_add_metrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *pParams)
 {
-    cubind__cuptiProfilerHostConfigAddMetrics_fn cubind_fn = (cubind__cuptiProfilerHostConfigAddMetrics_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostConfigAddMetrics, &cubind__cupti_offsets[173]);
+    cubind__cuptiProfilerHostConfigAddMetrics_fn cubind_fn = (cubind__cuptiProfilerHostConfigAddMetrics_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostConfigAddMetrics, &cubind__cupti_offsets[173]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 173, (int)cubind_status);
+        return (CUptiResult)cubind_failed(173, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetConfigImageSize_fn)(CUpti_Profiler_Host_GetConfigImageSize_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetConfigImageSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetConfigImageSize is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 174), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetConfigImageSize_fn cubind_fn = (cubind__cuptiProfilerHostGetConfigImageSize_fn)cubind__resolve(&cubind__cupti_symbols.table, 174, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetConfigImageSize);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 174, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 31, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetConfigImageSize);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_config_image_size(CUpti_Profiler_Host_GetConfigImageSize_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetConfigImageSize_fn cubind_fn = (cubind__cuptiProfilerHostGetConfigImageSize_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetConfigImageSize, &cubind__cupti_offsets[174]);
+    cubind__cuptiProfilerHostGetConfigImageSize_fn cubind_fn = (cubind__cuptiProfilerHostGetConfigImageSize_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetConfigImageSize, &cubind__cupti_offsets[174]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 174, (int)cubind_status);
+        return (CUptiResult)cubind_failed(174, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetConfigImage_fn)(CUpti_Profiler_Host_GetConfigImage_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetConfigImage is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetConfigImage is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 175), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetConfigImage_fn cubind_fn = (cubind__cuptiProfilerHostGetConfigImage_fn)cubind__resolve(&cubind__cupti_symbols.table, 175, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetConfigImage);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 175, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 32, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetConfigImage);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_config_image(CUpti_Profiler_Host_GetConfigImage_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetConfigImage_fn cubind_fn = (cubind__cuptiProfilerHostGetConfigImage_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetConfigImage, &cubind__cupti_offsets[175]);
+    cubind__cuptiProfilerHostGetConfigImage_fn cubind_fn = (cubind__cuptiProfilerHostGetConfigImage_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetConfigImage, &cubind__cupti_offsets[175]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 175, (int)cubind_status);
+        return (CUptiResult)cubind_failed(175, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetNumOfPasses_fn)(CUpti_Profiler_Host_GetNumOfPasses_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetNumOfPasses is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetNumOfPasses is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 176), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetNumOfPasses_fn cubind_fn = (cubind__cuptiProfilerHostGetNumOfPasses_fn)cubind__resolve(&cubind__cupti_symbols.table, 176, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetNumOfPasses);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 176, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 33, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetNumOfPasses);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_num_of_passes(CUpti_Profiler_Host_GetNumOfPasses_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetNumOfPasses_fn cubind_fn = (cubind__cuptiProfilerHostGetNumOfPasses_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetNumOfPasses, &cubind__cupti_offsets[176]);
+    cubind__cuptiProfilerHostGetNumOfPasses_fn cubind_fn = (cubind__cuptiProfilerHostGetNumOfPasses_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetNumOfPasses, &cubind__cupti_offsets[176]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 176, (int)cubind_status);
+        return (CUptiResult)cubind_failed(176, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef CUptiResult (*cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn)(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *pParams);
-
-/* What the wrapper calls until cuptiProfilerHostGetMaxNumHardwareMetricsPerPass is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD CUptiResult slow_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *pParams)
+/* What the wrapper calls until cuptiProfilerHostGetMaxNumHardwareMetricsPerPass is resolved, and every call while tracing: the slow path
+ * of its shape, 117 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD CUptiResult cubind__slow_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *pParams)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUPTI, 177), (uintptr_t)pParams);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn cubind_fn = (cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn)cubind__resolve(&cubind__cupti_symbols.table, 177, &cubind_unavailable, (cubind__fnptr)slow_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass);
-    CUptiResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (CUptiResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(pParams);
-        if (cubind_status != CUPTI_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 177, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUPTI_SUCCESS)
-        return (CUptiResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (CUptiResult)cubind__shape_117((uintptr_t)pParams, 34, (cubind__fnptr)cubind__slow_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass);
 }
 
 CUptiResult cubind_cupti_profiler_host_get_max_num_hardware_metrics_per_pass(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params *pParams)
 {
-    cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn cubind_fn = (cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn)cubind__target((cubind__fnptr)slow_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass, &cubind__cupti_offsets[177]);
+    cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn cubind_fn = (cubind__cuptiProfilerHostGetMaxNumHardwareMetricsPerPass_fn)cubind__target((cubind__fnptr)cubind__slow_cuptiProfilerHostGetMaxNumHardwareMetricsPerPass, &cubind__cupti_offsets[177]);
     CUptiResult cubind_status = cubind_fn(pParams);
     if (CUBIND_UNLIKELY(cubind_status != CUPTI_SUCCESS))
-        return (CUptiResult)cubind__wrapper_status_informational(&cubind__cupti_symbols.table, 177, (int)cubind_status);
+        return (CUptiResult)cubind_failed(177, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_curand_slots_2f1fe0d78a19 = (cubind_slot *)cubind__cur
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__curand_symbols {
     cubind__symbol_table table;
     struct names {
@@ -95,74 +97,85 @@ const struct cubind__curand_symbols {
         char wrapper_cubind_curand_get_direction_vectors64[38];
         char symbol_curandGetScrambleConstants64[29];
         char wrapper_cubind_curand_get_scramble_constants64[39];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[26];
-        char trace_1[14];
-        char trace_2[12];
-        char trace_3[18];
-        char trace_4[22];
-        char trace_5[20];
-        char trace_6[22];
-        char trace_7[23];
-        char trace_8[30];
-        char trace_9[30];
-        char trace_10[42];
-        char trace_11[34];
-        char trace_12[26];
-        char trace_13[36];
-        char trace_14[46];
-        char trace_15[36];
-        char trace_16[46];
-        char trace_17[19];
-        char trace_18[14];
-        char enum_0_0[16];
-        char enum_0_1[26];
-        char enum_0_2[25];
-        char enum_0_3[27];
-        char enum_0_4[25];
-        char enum_0_5[26];
-        char enum_0_6[32];
-        char enum_0_7[25];
-        char enum_0_8[25];
-        char enum_0_9[35];
-        char enum_0_10[25];
-        char enum_0_11[35];
-        char enum_1_0[14];
-        char enum_1_1[14];
-        char enum_1_2[12];
-        char enum_2_0[28];
-        char enum_2_1[31];
-        char enum_2_2[30];
-        char enum_2_3[30];
-        char enum_2_4[31];
-        char enum_2_5[30];
-        char enum_3_0[19];
-        char enum_3_1[11];
-        char enum_3_2[13];
-        char enum_3_3[12];
-        char enum_3_4[10];
-        char enum_3_5[10];
-        char enum_3_6[21];
-        char enum_3_7[22];
-        char enum_3_8[17];
-        char enum_3_9[18];
-        char enum_3_10[22];
-        char enum_3_11[11];
-        char enum_3_12[18];
-        char enum_3_13[15];
-        char enum_4_0[36];
-        char enum_4_1[46];
-        char enum_4_2[36];
-        char enum_4_3[46];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[18];
+        char trace_1[6];
+        char trace_2[12];
+        char trace_3[18];
+        char trace_4[14];
+        char trace_5[12];
+        char trace_6[14];
+        char trace_7[15];
+        char trace_8[22];
+        char trace_9[14];
+        char trace_10[26];
+        char trace_11[9];
+        char trace_12[6];
+        char trace_13[15];
+        char trace_14[20];
+        char trace_15[20];
+        char trace_16[25];
+        char trace_17[19];
+        char trace_18[14];
+        char param_0[10];
+        char param_1[10];
+        char param_2[22];
+        char param_3[7];
+        char param_4[7];
+        char enum_0[12];
+        char enum_0_0[5];
+        char enum_0_1[15];
+        char enum_0_2[14];
+        char enum_0_3[16];
+        char enum_0_4[14];
+        char enum_0_5[15];
+        char enum_0_6[21];
+        char enum_0_7[14];
+        char enum_0_8[14];
+        char enum_0_9[24];
+        char enum_0_10[14];
+        char enum_0_11[24];
+        char enum_1[1];
+        char enum_1_0[14];
+        char enum_1_1[14];
+        char enum_1_2[12];
+        char enum_2[17];
+        char enum_2_0[12];
+        char enum_2_1[15];
+        char enum_2_2[14];
+        char enum_2_3[14];
+        char enum_2_4[15];
+        char enum_2_5[14];
+        char enum_3[8];
+        char enum_3_0[12];
+        char enum_3_1[4];
+        char enum_3_2[6];
+        char enum_3_3[5];
+        char enum_3_4[3];
+        char enum_3_5[3];
+        char enum_3_6[14];
+        char enum_3_7[15];
+        char enum_3_8[10];
+        char enum_3_9[11];
+        char enum_3_10[15];
+        char enum_3_11[4];
+        char enum_3_12[11];
+        char enum_3_13[8];
+        char enum_4[8];
+        char enum_4_0[29];
+        char enum_4_1[39];
+        char enum_4_2[29];
+        char enum_4_3[39];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[5];
     cubind__trace_enum_range enums[5];
-    long long values[39];
-    unsigned value_names[39];
+    int values[39];
+    unsigned short value_names[39];
 #endif
 } cubind__curand_symbols = {
     {CUBIND_LIB_CURAND, SYMBOL_COUNT, offsetof(struct cubind__curand_symbols, names),
@@ -231,68 +244,9 @@ const struct cubind__curand_symbols {
         "cubind_curand_get_direction_vectors64",
         "curandGetScrambleConstants64",
         "cubind_curand_get_scramble_constants64",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pgenerator;e0:rng_type;",
-        "s;pgenerator;",
-        "s;pversion;",
-        "s;e1:type;pvalue;",
-        "s;pgenerator;pstream;",
-        "s;pgenerator;useed;",
-        "s;pgenerator;uoffset;",
-        "s;pgenerator;e2:order;",
-        "s;pgenerator;unum_dimensions;",
-        "s;pgenerator;poutputPtr;unum;",
-        "s;pgenerator;poutputPtr;un;fmean;fstddev;",
-        "s;flambda;pdiscrete_distribution;",
-        "s;pdiscrete_distribution;",
-        "s;pgenerator;poutputPtr;un;flambda;",
-        "s;pgenerator;poutputPtr;un;flambda;e3:method;",
-        "s;pgenerator;poutputPtr;unum;un;fp;",
-        "s;pgenerator;poutputPtr;unum;un;fp;e3:method;",
-        "s;pvectors;e4:set;",
-        "s;pconstants;",
-        "CURAND_RNG_TEST",
-        "CURAND_RNG_PSEUDO_DEFAULT",
-        "CURAND_RNG_PSEUDO_XORWOW",
-        "CURAND_RNG_PSEUDO_MRG32K3A",
-        "CURAND_RNG_PSEUDO_MTGP32",
-        "CURAND_RNG_PSEUDO_MT19937",
-        "CURAND_RNG_PSEUDO_PHILOX4_32_10",
-        "CURAND_RNG_QUASI_DEFAULT",
-        "CURAND_RNG_QUASI_SOBOL32",
-        "CURAND_RNG_QUASI_SCRAMBLED_SOBOL32",
-        "CURAND_RNG_QUASI_SOBOL64",
-        "CURAND_RNG_QUASI_SCRAMBLED_SOBOL64",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "CURAND_ORDERING_PSEUDO_BEST",
-        "CURAND_ORDERING_PSEUDO_DEFAULT",
-        "CURAND_ORDERING_PSEUDO_SEEDED",
-        "CURAND_ORDERING_PSEUDO_LEGACY",
-        "CURAND_ORDERING_PSEUDO_DYNAMIC",
-        "CURAND_ORDERING_QUASI_DEFAULT",
-        "CURAND_CHOOSE_BEST",
-        "CURAND_ITR",
-        "CURAND_KNUTH",
-        "CURAND_HITR",
-        "CURAND_M1",
-        "CURAND_M2",
-        "CURAND_BINARY_SEARCH",
-        "CURAND_DISCRETE_GAUSS",
-        "CURAND_REJECTION",
-        "CURAND_DEVICE_API",
-        "CURAND_FAST_REJECTION",
-        "CURAND_3RD",
-        "CURAND_DEFINITION",
-        "CURAND_POISSON",
-        "CURAND_DIRECTION_VECTORS_32_JOEKUO6",
-        "CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6",
-        "CURAND_DIRECTION_VECTORS_64_JOEKUO6",
-        "CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__curand_symbols, member)
     {
         {AT(symbol_curandCreateGenerator), AT(symbol_curandCreateGenerator), AT(wrapper_cubind_curand_create_generator)},
@@ -326,44 +280,121 @@ const struct cubind__curand_symbols {
         {AT(symbol_curandGetScrambleConstants64), AT(symbol_curandGetScrambleConstants64), AT(wrapper_cubind_curand_get_scramble_constants64)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, 5, sizeof(int)},
     {
-        AT(trace_0), /* curandCreateGenerator */
-        AT(trace_0), /* curandCreateGeneratorHost */
-        AT(trace_1), /* curandDestroyGenerator */
-        AT(trace_2), /* curandGetVersion */
-        AT(trace_3), /* curandGetProperty */
-        AT(trace_4), /* curandSetStream */
-        AT(trace_5), /* curandSetPseudoRandomGeneratorSeed */
-        AT(trace_6), /* curandSetGeneratorOffset */
-        AT(trace_7), /* curandSetGeneratorOrdering */
-        AT(trace_8), /* curandSetQuasiRandomGeneratorDimensions */
-        AT(trace_9), /* curandGenerate */
-        AT(trace_9), /* curandGenerateLongLong */
-        AT(trace_9), /* curandGenerateUniform */
-        AT(trace_9), /* curandGenerateUniformDouble */
-        AT(trace_10), /* curandGenerateNormal */
-        AT(trace_10), /* curandGenerateNormalDouble */
-        AT(trace_10), /* curandGenerateLogNormal */
-        AT(trace_10), /* curandGenerateLogNormalDouble */
-        AT(trace_11), /* curandCreatePoissonDistribution */
-        AT(trace_12), /* curandDestroyDistribution */
-        AT(trace_13), /* curandGeneratePoisson */
-        AT(trace_14), /* curandGeneratePoissonMethod */
-        AT(trace_15), /* curandGenerateBinomial */
-        AT(trace_16), /* curandGenerateBinomialMethod */
-        AT(trace_1), /* curandGenerateSeeds */
-        AT(trace_17), /* curandGetDirectionVectors32 */
-        AT(trace_18), /* curandGetScrambleConstants32 */
-        AT(trace_17), /* curandGetDirectionVectors64 */
-        AT(trace_18), /* curandGetScrambleConstants64 */
+        "s;p\200;e0:rng_type;",
+        "s;p\200;",
+        "s;pversion;",
+        "s;e1:type;pvalue;",
+        "s;p\200;pstream;",
+        "s;p\200;useed;",
+        "s;p\200;uoffset;",
+        "s;p\200;e2:order;",
+        "s;p\200;unum_dimensions;",
+        "s;p\200;p\201;unum;",
+        "s;p\200;p\201;un;fmean;fstddev;",
+        "s;f\203;p\202;",
+        "s;p\202;",
+        "s;p\200;p\201;un;f\203;",
+        "s;p\200;p\201;un;f\203;e3:\204;",
+        "s;p\200;p\201;unum;un;fp;",
+        "s;p\200;p\201;unum;un;fp;e3:\204;",
+        "s;pvectors;e4:set;",
+        "s;pconstants;",
+        "generator",
+        "outputPtr",
+        "discrete_distribution",
+        "lambda",
+        "method",
+        "CURAND_RNG_",
+        "TEST",
+        "PSEUDO_DEFAULT",
+        "PSEUDO_XORWOW",
+        "PSEUDO_MRG32K3A",
+        "PSEUDO_MTGP32",
+        "PSEUDO_MT19937",
+        "PSEUDO_PHILOX4_32_10",
+        "QUASI_DEFAULT",
+        "QUASI_SOBOL32",
+        "QUASI_SCRAMBLED_SOBOL32",
+        "QUASI_SOBOL64",
+        "QUASI_SCRAMBLED_SOBOL64",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "CURAND_ORDERING_",
+        "PSEUDO_BEST",
+        "PSEUDO_DEFAULT",
+        "PSEUDO_SEEDED",
+        "PSEUDO_LEGACY",
+        "PSEUDO_DYNAMIC",
+        "QUASI_DEFAULT",
+        "CURAND_",
+        "CHOOSE_BEST",
+        "ITR",
+        "KNUTH",
+        "HITR",
+        "M1",
+        "M2",
+        "BINARY_SEARCH",
+        "DISCRETE_GAUSS",
+        "REJECTION",
+        "DEVICE_API",
+        "FAST_REJECTION",
+        "3RD",
+        "DEFINITION",
+        "POISSON",
+        "CURAND_",
+        "DIRECTION_VECTORS_32_JOEKUO6",
+        "SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6",
+        "DIRECTION_VECTORS_64_JOEKUO6",
+        "SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6",
     },
     {
-        {0, 12}, /* curandRngType */
-        {12, 3}, /* libraryPropertyType_t */
-        {15, 6}, /* curandOrdering */
-        {21, 14}, /* curandMethod */
-        {35, 4}, /* curandDirectionVectorSet */
+        TRACE_AT(trace_0), /* curandCreateGenerator */
+        TRACE_AT(trace_0), /* curandCreateGeneratorHost */
+        TRACE_AT(trace_1), /* curandDestroyGenerator */
+        TRACE_AT(trace_2), /* curandGetVersion */
+        TRACE_AT(trace_3), /* curandGetProperty */
+        TRACE_AT(trace_4), /* curandSetStream */
+        TRACE_AT(trace_5), /* curandSetPseudoRandomGeneratorSeed */
+        TRACE_AT(trace_6), /* curandSetGeneratorOffset */
+        TRACE_AT(trace_7), /* curandSetGeneratorOrdering */
+        TRACE_AT(trace_8), /* curandSetQuasiRandomGeneratorDimensions */
+        TRACE_AT(trace_9), /* curandGenerate */
+        TRACE_AT(trace_9), /* curandGenerateLongLong */
+        TRACE_AT(trace_9), /* curandGenerateUniform */
+        TRACE_AT(trace_9), /* curandGenerateUniformDouble */
+        TRACE_AT(trace_10), /* curandGenerateNormal */
+        TRACE_AT(trace_10), /* curandGenerateNormalDouble */
+        TRACE_AT(trace_10), /* curandGenerateLogNormal */
+        TRACE_AT(trace_10), /* curandGenerateLogNormalDouble */
+        TRACE_AT(trace_11), /* curandCreatePoissonDistribution */
+        TRACE_AT(trace_12), /* curandDestroyDistribution */
+        TRACE_AT(trace_13), /* curandGeneratePoisson */
+        TRACE_AT(trace_14), /* curandGeneratePoissonMethod */
+        TRACE_AT(trace_15), /* curandGenerateBinomial */
+        TRACE_AT(trace_16), /* curandGenerateBinomialMethod */
+        TRACE_AT(trace_1), /* curandGenerateSeeds */
+        TRACE_AT(trace_17), /* curandGetDirectionVectors32 */
+        TRACE_AT(trace_18), /* curandGetScrambleConstants32 */
+        TRACE_AT(trace_17), /* curandGetDirectionVectors64 */
+        TRACE_AT(trace_18), /* curandGetScrambleConstants64 */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 12}, /* curandRngType */
+        {TRACE_AT(enum_1), 12, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_2), 15, 6}, /* curandOrdering */
+        {TRACE_AT(enum_3), 21, 14}, /* curandMethod */
+        {TRACE_AT(enum_4), 35, 4}, /* curandDirectionVectorSet */
     },
     {
         0,
@@ -407,1062 +438,584 @@ const struct cubind__curand_symbols {
         104,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_3_9),
-        AT(enum_3_10),
-        AT(enum_3_11),
-        AT(enum_3_12),
-        AT(enum_3_13),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_3_9),
+        TRACE_AT(enum_3_10),
+        TRACE_AT(enum_3_11),
+        TRACE_AT(enum_3_12),
+        TRACE_AT(enum_3_13),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-
-/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+_Static_assert(sizeof(cubind__curand_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__curand_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 0), (uintptr_t)generator, (long long)rng_type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGenerator);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, rng_type);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_error(&cubind__curand_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef curandStatus_t (*cubind__curandCreateGenerator_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
+typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
+typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
+typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
+typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
+typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
+typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
+typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
+typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
+typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
+typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
+typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
+typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
+typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
+typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
+typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
+typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
+typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
+typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
+
+/* What the wrapper calls until curandCreateGenerator is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, rng_type, 40, (cubind__fnptr)cubind__slow_curandCreateGenerator);
 }
 
 curandStatus_t cubind_curand_create_generator(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__target((cubind__fnptr)slow_curandCreateGenerator, &cubind__curand_offsets[0]);
+    cubind__curandCreateGenerator_fn cubind_fn = (cubind__curandCreateGenerator_fn)cubind__target((cubind__fnptr)cubind__slow_curandCreateGenerator, &cubind__curand_offsets[0]);
     curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandCreateGeneratorHost_fn)(curandGenerator_t *generator, curandRngType_t rng_type);
-
-/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+/* What the wrapper calls until curandCreateGeneratorHost is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 1), (uintptr_t)generator, (long long)rng_type);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__resolve(&cubind__curand_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_curandCreateGeneratorHost);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, rng_type);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, rng_type, 41, (cubind__fnptr)cubind__slow_curandCreateGeneratorHost);
 }
 
 curandStatus_t cubind_curand_create_generator_host(curandGenerator_t *generator, curandRngType_t rng_type)
 {
-    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__target((cubind__fnptr)slow_curandCreateGeneratorHost, &cubind__curand_offsets[1]);
+    cubind__curandCreateGeneratorHost_fn cubind_fn = (cubind__curandCreateGeneratorHost_fn)cubind__target((cubind__fnptr)cubind__slow_curandCreateGeneratorHost, &cubind__curand_offsets[1]);
     curandStatus_t cubind_status = cubind_fn(generator, rng_type);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandDestroyGenerator_fn)(curandGenerator_t generator);
-
-/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t generator)
+/* What the wrapper calls until curandDestroyGenerator is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandDestroyGenerator(curandGenerator_t generator)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 2), (uintptr_t)generator);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__resolve(&cubind__curand_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyGenerator);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_0((uintptr_t)generator, 27, (cubind__fnptr)cubind__slow_curandDestroyGenerator);
 }
 
 curandStatus_t cubind_curand_destroy_generator(curandGenerator_t generator)
 {
-    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__target((cubind__fnptr)slow_curandDestroyGenerator, &cubind__curand_offsets[2]);
+    cubind__curandDestroyGenerator_fn cubind_fn = (cubind__curandDestroyGenerator_fn)cubind__target((cubind__fnptr)cubind__slow_curandDestroyGenerator, &cubind__curand_offsets[2]);
     curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetVersion_fn)(int *version);
-
-/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
+/* What the wrapper calls until curandGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetVersion(int *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 3), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__resolve(&cubind__curand_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_curandGetVersion);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_0((uintptr_t)version, 28, (cubind__fnptr)cubind__slow_curandGetVersion);
 }
 
 curandStatus_t cubind_curand_get_version(int *version)
 {
-    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__target((cubind__fnptr)slow_curandGetVersion, &cubind__curand_offsets[3]);
+    cubind__curandGetVersion_fn cubind_fn = (cubind__curandGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetVersion, &cubind__curand_offsets[3]);
     curandStatus_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until curandGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 4), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__resolve(&cubind__curand_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_curandGetProperty);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1(type, (uintptr_t)value, 42, (cubind__fnptr)cubind__slow_curandGetProperty);
 }
 
 curandStatus_t cubind_curand_get_property(libraryPropertyType type, int *value)
 {
-    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__target((cubind__fnptr)slow_curandGetProperty, &cubind__curand_offsets[4]);
+    cubind__curandGetProperty_fn cubind_fn = (cubind__curandGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetProperty, &cubind__curand_offsets[4]);
     curandStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetStream_fn)(curandGenerator_t generator, cudaStream_t stream);
-
-/* What the wrapper calls until curandSetStream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
+/* What the wrapper calls until curandSetStream is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 5), (uintptr_t)generator, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__resolve(&cubind__curand_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_curandSetStream);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, stream);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, (uintptr_t)stream, 43, (cubind__fnptr)cubind__slow_curandSetStream);
 }
 
 curandStatus_t cubind_curand_set_stream(curandGenerator_t generator, cudaStream_t stream)
 {
-    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__target((cubind__fnptr)slow_curandSetStream, &cubind__curand_offsets[5]);
+    cubind__curandSetStream_fn cubind_fn = (cubind__curandSetStream_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetStream, &cubind__curand_offsets[5]);
     curandStatus_t cubind_status = cubind_fn(generator, stream);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetPseudoRandomGeneratorSeed_fn)(curandGenerator_t generator, unsigned long long seed);
-
-/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
+/* What the wrapper calls until curandSetPseudoRandomGeneratorSeed is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 6), (uintptr_t)generator, (unsigned long long)seed);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__resolve(&cubind__curand_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, seed);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, seed, 44, (cubind__fnptr)cubind__slow_curandSetPseudoRandomGeneratorSeed);
 }
 
 curandStatus_t cubind_curand_set_pseudo_random_generator_seed(curandGenerator_t generator, unsigned long long seed)
 {
-    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__target((cubind__fnptr)slow_curandSetPseudoRandomGeneratorSeed, &cubind__curand_offsets[6]);
+    cubind__curandSetPseudoRandomGeneratorSeed_fn cubind_fn = (cubind__curandSetPseudoRandomGeneratorSeed_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetPseudoRandomGeneratorSeed, &cubind__curand_offsets[6]);
     curandStatus_t cubind_status = cubind_fn(generator, seed);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetGeneratorOffset_fn)(curandGenerator_t generator, unsigned long long offset);
-
-/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
+/* What the wrapper calls until curandSetGeneratorOffset is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 7), (uintptr_t)generator, (unsigned long long)offset);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__resolve(&cubind__curand_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOffset);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, offset);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, offset, 45, (cubind__fnptr)cubind__slow_curandSetGeneratorOffset);
 }
 
 curandStatus_t cubind_curand_set_generator_offset(curandGenerator_t generator, unsigned long long offset)
 {
-    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOffset, &cubind__curand_offsets[7]);
+    cubind__curandSetGeneratorOffset_fn cubind_fn = (cubind__curandSetGeneratorOffset_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetGeneratorOffset, &cubind__curand_offsets[7]);
     curandStatus_t cubind_status = cubind_fn(generator, offset);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetGeneratorOrdering_fn)(curandGenerator_t generator, curandOrdering_t order);
-
-/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
+/* What the wrapper calls until curandSetGeneratorOrdering is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 8), (uintptr_t)generator, (long long)order);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__resolve(&cubind__curand_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_curandSetGeneratorOrdering);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, order);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, order, 46, (cubind__fnptr)cubind__slow_curandSetGeneratorOrdering);
 }
 
 curandStatus_t cubind_curand_set_generator_ordering(curandGenerator_t generator, curandOrdering_t order)
 {
-    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__target((cubind__fnptr)slow_curandSetGeneratorOrdering, &cubind__curand_offsets[8]);
+    cubind__curandSetGeneratorOrdering_fn cubind_fn = (cubind__curandSetGeneratorOrdering_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetGeneratorOrdering, &cubind__curand_offsets[8]);
     curandStatus_t cubind_status = cubind_fn(generator, order);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandSetQuasiRandomGeneratorDimensions_fn)(curandGenerator_t generator, unsigned int num_dimensions);
-
-/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
+/* What the wrapper calls until curandSetQuasiRandomGeneratorDimensions is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 9), (uintptr_t)generator, (unsigned long long)num_dimensions);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__resolve(&cubind__curand_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, num_dimensions);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)generator, num_dimensions, 47, (cubind__fnptr)cubind__slow_curandSetQuasiRandomGeneratorDimensions);
 }
 
 curandStatus_t cubind_curand_set_quasi_random_generator_dimensions(curandGenerator_t generator, unsigned int num_dimensions)
 {
-    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__target((cubind__fnptr)slow_curandSetQuasiRandomGeneratorDimensions, &cubind__curand_offsets[9]);
+    cubind__curandSetQuasiRandomGeneratorDimensions_fn cubind_fn = (cubind__curandSetQuasiRandomGeneratorDimensions_fn)cubind__target((cubind__fnptr)cubind__slow_curandSetQuasiRandomGeneratorDimensions, &cubind__curand_offsets[9]);
     curandStatus_t cubind_status = cubind_fn(generator, num_dimensions);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerate_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerate is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 10), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__resolve(&cubind__curand_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_curandGenerate);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 20, (cubind__fnptr)cubind__slow_curandGenerate);
 }
 
 curandStatus_t cubind_curand_generate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)
 {
-    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__target((cubind__fnptr)slow_curandGenerate, &cubind__curand_offsets[10]);
+    cubind__curandGenerate_fn cubind_fn = (cubind__curandGenerate_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerate, &cubind__curand_offsets[10]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLongLong_fn)(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateLongLong is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 11), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__resolve(&cubind__curand_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLongLong);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 21, (cubind__fnptr)cubind__slow_curandGenerateLongLong);
 }
 
 curandStatus_t cubind_curand_generate_long_long(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)
 {
-    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__target((cubind__fnptr)slow_curandGenerateLongLong, &cubind__curand_offsets[11]);
+    cubind__curandGenerateLongLong_fn cubind_fn = (cubind__curandGenerateLongLong_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateLongLong, &cubind__curand_offsets[11]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateUniform_fn)(curandGenerator_t generator, float *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateUniform is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 12), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__resolve(&cubind__curand_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniform);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 22, (cubind__fnptr)cubind__slow_curandGenerateUniform);
 }
 
 curandStatus_t cubind_curand_generate_uniform(curandGenerator_t generator, float *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniform, &cubind__curand_offsets[12]);
+    cubind__curandGenerateUniform_fn cubind_fn = (cubind__curandGenerateUniform_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateUniform, &cubind__curand_offsets[12]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateUniformDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t num);
-
-/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
+/* What the wrapper calls until curandGenerateUniformDouble is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 13), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateUniformDouble);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_2((uintptr_t)generator, (uintptr_t)outputPtr, num, 23, (cubind__fnptr)cubind__slow_curandGenerateUniformDouble);
 }
 
 curandStatus_t cubind_curand_generate_uniform_double(curandGenerator_t generator, double *outputPtr, size_t num)
 {
-    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateUniformDouble, &cubind__curand_offsets[13]);
+    cubind__curandGenerateUniformDouble_fn cubind_fn = (cubind__curandGenerateUniformDouble_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateUniformDouble, &cubind__curand_offsets[13]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-
-/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* What the wrapper calls until curandGenerateNormal is resolved, and every call while tracing: the slow path
+ * of its shape, 23 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 14), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormal);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_23((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0, (cubind__fnptr)cubind__slow_curandGenerateNormal);
 }
 
 curandStatus_t cubind_curand_generate_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormal, &cubind__curand_offsets[14]);
+    cubind__curandGenerateNormal_fn cubind_fn = (cubind__curandGenerateNormal_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateNormal, &cubind__curand_offsets[14]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-
-/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* What the wrapper calls until curandGenerateNormalDouble is resolved, and every call while tracing: the slow path
+ * of its shape, 24 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 15), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateNormalDouble);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_24((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 0, (cubind__fnptr)cubind__slow_curandGenerateNormalDouble);
 }
 
 curandStatus_t cubind_curand_generate_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateNormalDouble, &cubind__curand_offsets[15]);
+    cubind__curandGenerateNormalDouble_fn cubind_fn = (cubind__curandGenerateNormalDouble_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateNormalDouble, &cubind__curand_offsets[15]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLogNormal_fn)(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev);
-
-/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
+/* What the wrapper calls until curandGenerateLogNormal is resolved, and every call while tracing: the slow path
+ * of its shape, 23 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 16), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__resolve(&cubind__curand_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormal);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_23((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1, (cubind__fnptr)cubind__slow_curandGenerateLogNormal);
 }
 
 curandStatus_t cubind_curand_generate_log_normal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)
 {
-    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormal, &cubind__curand_offsets[16]);
+    cubind__curandGenerateLogNormal_fn cubind_fn = (cubind__curandGenerateLogNormal_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateLogNormal, &cubind__curand_offsets[16]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateLogNormalDouble_fn)(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev);
-
-/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
+/* What the wrapper calls until curandGenerateLogNormalDouble is resolved, and every call while tracing: the slow path
+ * of its shape, 24 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 17), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)mean, (double)stddev);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__resolve(&cubind__curand_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateLogNormalDouble);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_24((uintptr_t)generator, (uintptr_t)outputPtr, n, mean, stddev, 1, (cubind__fnptr)cubind__slow_curandGenerateLogNormalDouble);
 }
 
 curandStatus_t cubind_curand_generate_log_normal_double(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)
 {
-    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__target((cubind__fnptr)slow_curandGenerateLogNormalDouble, &cubind__curand_offsets[17]);
+    cubind__curandGenerateLogNormalDouble_fn cubind_fn = (cubind__curandGenerateLogNormalDouble_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateLogNormalDouble, &cubind__curand_offsets[17]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandCreatePoissonDistribution_fn)(double lambda, curandDiscreteDistribution_t *discrete_distribution);
-
-/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
+/* What the wrapper calls until curandCreatePoissonDistribution is resolved, and every call while tracing: the slow path
+ * of its shape, 25 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 18), (double)lambda, (uintptr_t)discrete_distribution);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_curandCreatePoissonDistribution);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(lambda, discrete_distribution);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_25(lambda, (uintptr_t)discrete_distribution, 0, (cubind__fnptr)cubind__slow_curandCreatePoissonDistribution);
 }
 
 curandStatus_t cubind_curand_create_poisson_distribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)
 {
-    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__target((cubind__fnptr)slow_curandCreatePoissonDistribution, &cubind__curand_offsets[18]);
+    cubind__curandCreatePoissonDistribution_fn cubind_fn = (cubind__curandCreatePoissonDistribution_fn)cubind__target((cubind__fnptr)cubind__slow_curandCreatePoissonDistribution, &cubind__curand_offsets[18]);
     curandStatus_t cubind_status = cubind_fn(lambda, discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandDestroyDistribution_fn)(curandDiscreteDistribution_t discrete_distribution);
-
-/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
+/* What the wrapper calls until curandDestroyDistribution is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 19), (uintptr_t)discrete_distribution);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__resolve(&cubind__curand_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_curandDestroyDistribution);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(discrete_distribution);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_0((uintptr_t)discrete_distribution, 29, (cubind__fnptr)cubind__slow_curandDestroyDistribution);
 }
 
 curandStatus_t cubind_curand_destroy_distribution(curandDiscreteDistribution_t discrete_distribution)
 {
-    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__target((cubind__fnptr)slow_curandDestroyDistribution, &cubind__curand_offsets[19]);
+    cubind__curandDestroyDistribution_fn cubind_fn = (cubind__curandDestroyDistribution_fn)cubind__target((cubind__fnptr)cubind__slow_curandDestroyDistribution, &cubind__curand_offsets[19]);
     curandStatus_t cubind_status = cubind_fn(discrete_distribution);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGeneratePoisson_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
-
-/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
+/* What the wrapper calls until curandGeneratePoisson is resolved, and every call while tracing: the slow path
+ * of its shape, 26 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 20), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__resolve(&cubind__curand_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoisson);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, lambda);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_26((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, 0, (cubind__fnptr)cubind__slow_curandGeneratePoisson);
 }
 
 curandStatus_t cubind_curand_generate_poisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)
 {
-    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoisson, &cubind__curand_offsets[20]);
+    cubind__curandGeneratePoisson_fn cubind_fn = (cubind__curandGeneratePoisson_fn)cubind__target((cubind__fnptr)cubind__slow_curandGeneratePoisson, &cubind__curand_offsets[20]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGeneratePoissonMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method);
-
-/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
+/* What the wrapper calls until curandGeneratePoissonMethod is resolved, and every call while tracing: the slow path
+ * of its shape, 27 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 21), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)n, (double)lambda, (long long)method);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_curandGeneratePoissonMethod);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_27((uintptr_t)generator, (uintptr_t)outputPtr, n, lambda, method, 0, (cubind__fnptr)cubind__slow_curandGeneratePoissonMethod);
 }
 
 curandStatus_t cubind_curand_generate_poisson_method(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)
 {
-    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__target((cubind__fnptr)slow_curandGeneratePoissonMethod, &cubind__curand_offsets[21]);
+    cubind__curandGeneratePoissonMethod_fn cubind_fn = (cubind__curandGeneratePoissonMethod_fn)cubind__target((cubind__fnptr)cubind__slow_curandGeneratePoissonMethod, &cubind__curand_offsets[21]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateBinomial_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p);
-
-/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
+/* What the wrapper calls until curandGenerateBinomial is resolved, and every call while tracing: the slow path
+ * of its shape, 28 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 22), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__resolve(&cubind__curand_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomial);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num, n, p);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_28((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, 0, (cubind__fnptr)cubind__slow_curandGenerateBinomial);
 }
 
 curandStatus_t cubind_curand_generate_binomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)
 {
-    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomial, &cubind__curand_offsets[22]);
+    cubind__curandGenerateBinomial_fn cubind_fn = (cubind__curandGenerateBinomial_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateBinomial, &cubind__curand_offsets[22]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateBinomialMethod_fn)(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method);
-
-/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
+/* What the wrapper calls until curandGenerateBinomialMethod is resolved, and every call while tracing: the slow path
+ * of its shape, 29 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 23), (uintptr_t)generator, (uintptr_t)outputPtr, (unsigned long long)num, (unsigned long long)n, (double)p, (long long)method);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__resolve(&cubind__curand_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateBinomialMethod);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_29((uintptr_t)generator, (uintptr_t)outputPtr, num, n, p, method, 0);
 }
 
 curandStatus_t cubind_curand_generate_binomial_method(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)
 {
-    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__target((cubind__fnptr)slow_curandGenerateBinomialMethod, &cubind__curand_offsets[23]);
+    cubind__curandGenerateBinomialMethod_fn cubind_fn = (cubind__curandGenerateBinomialMethod_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateBinomialMethod, &cubind__curand_offsets[23]);
     curandStatus_t cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGenerateSeeds_fn)(curandGenerator_t generator);
-
-/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t generator)
+/* What the wrapper calls until curandGenerateSeeds is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGenerateSeeds(curandGenerator_t generator)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 24), (uintptr_t)generator);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__resolve(&cubind__curand_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_curandGenerateSeeds);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(generator);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_0((uintptr_t)generator, 30, (cubind__fnptr)cubind__slow_curandGenerateSeeds);
 }
 
 curandStatus_t cubind_curand_generate_seeds(curandGenerator_t generator)
 {
-    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__target((cubind__fnptr)slow_curandGenerateSeeds, &cubind__curand_offsets[24]);
+    cubind__curandGenerateSeeds_fn cubind_fn = (cubind__curandGenerateSeeds_fn)cubind__target((cubind__fnptr)cubind__slow_curandGenerateSeeds, &cubind__curand_offsets[24]);
     curandStatus_t cubind_status = cubind_fn(generator);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetDirectionVectors32_fn)(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
-
-/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
+/* What the wrapper calls until curandGetDirectionVectors32 is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 25), (uintptr_t)vectors, (long long)set);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__resolve(&cubind__curand_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors32);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(vectors, set);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)vectors, set, 48, (cubind__fnptr)cubind__slow_curandGetDirectionVectors32);
 }
 
 curandStatus_t cubind_curand_get_direction_vectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors32, &cubind__curand_offsets[25]);
+    cubind__curandGetDirectionVectors32_fn cubind_fn = (cubind__curandGetDirectionVectors32_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetDirectionVectors32, &cubind__curand_offsets[25]);
     curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetScrambleConstants32_fn)(unsigned int **constants);
-
-/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int **constants)
+/* What the wrapper calls until curandGetScrambleConstants32 is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetScrambleConstants32(unsigned int **constants)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 26), (uintptr_t)constants);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__resolve(&cubind__curand_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants32);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constants);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_0((uintptr_t)constants, 31, (cubind__fnptr)cubind__slow_curandGetScrambleConstants32);
 }
 
 curandStatus_t cubind_curand_get_scramble_constants32(unsigned int **constants)
 {
-    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants32, &cubind__curand_offsets[26]);
+    cubind__curandGetScrambleConstants32_fn cubind_fn = (cubind__curandGetScrambleConstants32_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetScrambleConstants32, &cubind__curand_offsets[26]);
     curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetDirectionVectors64_fn)(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
-
-/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
+/* What the wrapper calls until curandGetDirectionVectors64 is resolved, and every call while tracing: the slow path
+ * of its shape, 1 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 27), (uintptr_t)vectors, (long long)set);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__resolve(&cubind__curand_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_curandGetDirectionVectors64);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(vectors, set);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_1((uintptr_t)vectors, set, 49, (cubind__fnptr)cubind__slow_curandGetDirectionVectors64);
 }
 
 curandStatus_t cubind_curand_get_direction_vectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set)
 {
-    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__target((cubind__fnptr)slow_curandGetDirectionVectors64, &cubind__curand_offsets[27]);
+    cubind__curandGetDirectionVectors64_fn cubind_fn = (cubind__curandGetDirectionVectors64_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetDirectionVectors64, &cubind__curand_offsets[27]);
     curandStatus_t cubind_status = cubind_fn(vectors, set);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef curandStatus_t (*cubind__curandGetScrambleConstants64_fn)(unsigned long long **constants);
-
-/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned long long **constants)
+/* What the wrapper calls until curandGetScrambleConstants64 is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD curandStatus_t cubind__slow_curandGetScrambleConstants64(unsigned long long **constants)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CURAND, 28), (uintptr_t)constants);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__resolve(&cubind__curand_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_curandGetScrambleConstants64);
-    curandStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (curandStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(constants);
-        if (cubind_status != CURAND_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CURAND_STATUS_SUCCESS)
-        return (curandStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (curandStatus_t)cubind__shape_0((uintptr_t)constants, 32, (cubind__fnptr)cubind__slow_curandGetScrambleConstants64);
 }
 
 curandStatus_t cubind_curand_get_scramble_constants64(unsigned long long **constants)
 {
-    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__target((cubind__fnptr)slow_curandGetScrambleConstants64, &cubind__curand_offsets[28]);
+    cubind__curandGetScrambleConstants64_fn cubind_fn = (cubind__curandGetScrambleConstants64_fn)cubind__target((cubind__fnptr)cubind__slow_curandGetScrambleConstants64, &cubind__curand_offsets[28]);
     curandStatus_t cubind_status = cubind_fn(constants);
     if (CUBIND_UNLIKELY(cubind_status != CURAND_STATUS_SUCCESS))
-        return (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
+        return (curandStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_cusolverMg_slots_bf842e22984a = (cubind_slot *)cubind_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__cusolverMg_symbols {
     cubind__symbol_table table;
     struct names {
@@ -75,77 +77,100 @@ const struct cubind__cusolverMg_symbols {
         char wrapper_cubind_cusolverMg_potri_buffer_size[36];
         char symbol_cusolverMgPotri[16];
         char wrapper_cubind_cusolverMg_potri[24];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[11];
-        char trace_1[32];
-        char trace_2[60];
-        char trace_3[9];
-        char trace_4[73];
-        char trace_5[9];
-        char trace_6[95];
-        char trace_7[115];
-        char trace_8[80];
-        char trace_9[100];
-        char trace_10[119];
-        char trace_11[139];
-        char trace_12[71];
-        char trace_13[93];
-        char trace_14[104];
-        char trace_15[126];
-        char enum_0_0[33];
-        char enum_0_1[33];
-        char enum_1_0[11];
-        char enum_1_1[11];
-        char enum_1_2[11];
-        char enum_1_3[10];
-        char enum_1_4[11];
-        char enum_1_5[11];
-        char enum_1_6[11];
-        char enum_1_7[10];
-        char enum_1_8[10];
-        char enum_1_9[10];
-        char enum_1_10[11];
-        char enum_1_11[11];
-        char enum_1_12[11];
-        char enum_1_13[11];
-        char enum_1_14[12];
-        char enum_1_15[12];
-        char enum_1_16[10];
-        char enum_1_17[10];
-        char enum_1_18[10];
-        char enum_1_19[10];
-        char enum_1_20[11];
-        char enum_1_21[11];
-        char enum_1_22[11];
-        char enum_1_23[11];
-        char enum_1_24[11];
-        char enum_1_25[11];
-        char enum_1_26[11];
-        char enum_1_27[11];
-        char enum_1_28[15];
-        char enum_1_29[15];
-        char enum_1_30[16];
-        char enum_1_31[15];
-        char enum_1_32[15];
-        char enum_1_33[15];
-        char enum_2_0[27];
-        char enum_2_1[25];
-        char enum_3_0[23];
-        char enum_3_1[23];
-        char enum_3_2[22];
-        char enum_4_0[12];
-        char enum_4_1[12];
-        char enum_4_2[12];
-        char enum_4_3[16];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[6];
+        char trace_1[20];
+        char trace_2[50];
+        char trace_3[6];
+        char trace_4[70];
+        char trace_5[9];
+        char trace_6[50];
+        char trace_7[56];
+        char trace_8[35];
+        char trace_9[41];
+        char trace_10[61];
+        char trace_11[67];
+        char trace_12[34];
+        char trace_13[40];
+        char trace_14[54];
+        char trace_15[60];
+        char param_0[12];
+        char param_1[10];
+        char param_2[7];
+        char param_3[7];
+        char param_4[13];
+        char param_5[6];
+        char param_6[13];
+        char param_7[10];
+        char param_8[7];
+        char param_9[5];
+        char param_10[3];
+        char param_11[3];
+        char param_12[10];
+        char param_13[9];
+        char param_14[5];
+        char param_15[5];
+        char param_16[7];
+        char enum_0[24];
+        char enum_0_0[10];
+        char enum_0_1[10];
+        char enum_1[6];
+        char enum_1_0[6];
+        char enum_1_1[6];
+        char enum_1_2[6];
+        char enum_1_3[5];
+        char enum_1_4[6];
+        char enum_1_5[6];
+        char enum_1_6[6];
+        char enum_1_7[5];
+        char enum_1_8[5];
+        char enum_1_9[5];
+        char enum_1_10[6];
+        char enum_1_11[6];
+        char enum_1_12[6];
+        char enum_1_13[6];
+        char enum_1_14[7];
+        char enum_1_15[7];
+        char enum_1_16[5];
+        char enum_1_17[5];
+        char enum_1_18[5];
+        char enum_1_19[5];
+        char enum_1_20[6];
+        char enum_1_21[6];
+        char enum_1_22[6];
+        char enum_1_23[6];
+        char enum_1_24[6];
+        char enum_1_25[6];
+        char enum_1_26[6];
+        char enum_1_27[6];
+        char enum_1_28[10];
+        char enum_1_29[10];
+        char enum_1_30[11];
+        char enum_1_31[10];
+        char enum_1_32[10];
+        char enum_1_33[10];
+        char enum_2[19];
+        char enum_2_0[9];
+        char enum_2_1[7];
+        char enum_3[18];
+        char enum_3_0[6];
+        char enum_3_1[6];
+        char enum_3_2[5];
+        char enum_4[11];
+        char enum_4_0[2];
+        char enum_4_1[2];
+        char enum_4_2[2];
+        char enum_4_3[6];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[17];
     cubind__trace_enum_range enums[5];
-    long long values[45];
-    unsigned value_names[45];
+    int values[45];
+    unsigned short value_names[45];
 #endif
 } cubind__cusolverMg_symbols = {
     {CUBIND_LIB_CUSOLVERMG, SYMBOL_COUNT, offsetof(struct cubind__cusolverMg_symbols, names),
@@ -194,71 +219,9 @@ const struct cubind__cusolverMg_symbols {
         "cubind_cusolverMg_potri_buffer_size",
         "cusolverMgPotri",
         "cubind_cusolverMg_potri",
-#if !defined(CUBIND_NO_TRACE)
-        "s;phandle;",
-        "s;phandle;inbDevices;pdeviceId;",
-        "s;pgrid;inumRowDevices;inumColDevices;pdeviceId;e0:mapping;",
-        "s;pgrid;",
-        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;pgrid;",
-        "s;pdesc;",
-        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;plwork;",
-        "s;phandle;e2:jobz;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;pW;e1:dataTypeW;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;plwork;",
-        "s;phandle;iM;iN;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
-        "s;phandle;e4:TRANS;iN;iNRHS;parray_d_A;iIA;iJA;pdescrA;parray_d_IPIV;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;pinfo;",
-        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;plwork;",
-        "s;phandle;e3:uplo;iN;parray_d_A;iIA;iJA;pdescrA;e1:computeType;parray_d_work;ilwork;ph_info;",
-        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;plwork;",
-        "s;phandle;e3:uplo;in;inrhs;parray_d_A;iIA;iJA;pdescrA;parray_d_B;iIB;iJB;pdescrB;e1:computeType;parray_d_work;ilwork;ph_info;",
-        "CUDALIBMG_GRID_MAPPING_COL_MAJOR",
-        "CUDALIBMG_GRID_MAPPING_ROW_MAJOR",
-        "CUDA_R_32F",
-        "CUDA_R_64F",
-        "CUDA_R_16F",
-        "CUDA_R_8I",
-        "CUDA_C_32F",
-        "CUDA_C_64F",
-        "CUDA_C_16F",
-        "CUDA_C_8I",
-        "CUDA_R_8U",
-        "CUDA_C_8U",
-        "CUDA_R_32I",
-        "CUDA_C_32I",
-        "CUDA_R_32U",
-        "CUDA_C_32U",
-        "CUDA_R_16BF",
-        "CUDA_C_16BF",
-        "CUDA_R_4I",
-        "CUDA_C_4I",
-        "CUDA_R_4U",
-        "CUDA_C_4U",
-        "CUDA_R_16I",
-        "CUDA_C_16I",
-        "CUDA_R_16U",
-        "CUDA_C_16U",
-        "CUDA_R_64I",
-        "CUDA_C_64I",
-        "CUDA_R_64U",
-        "CUDA_C_64U",
-        "CUDA_R_8F_E4M3",
-        "CUDA_R_8F_E5M2",
-        "CUDA_R_8F_UE8M0",
-        "CUDA_R_6F_E2M3",
-        "CUDA_R_6F_E3M2",
-        "CUDA_R_4F_E2M1",
-        "CUSOLVER_EIG_MODE_NOVECTOR",
-        "CUSOLVER_EIG_MODE_VECTOR",
-        "CUBLAS_FILL_MODE_LOWER",
-        "CUBLAS_FILL_MODE_UPPER",
-        "CUBLAS_FILL_MODE_FULL",
-        "CUBLAS_OP_N",
-        "CUBLAS_OP_T",
-        "CUBLAS_OP_C",
-        "CUBLAS_OP_CONJG",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__cusolverMg_symbols, member)
     {
         {AT(symbol_cusolverMgCreate), AT(symbol_cusolverMgCreate), AT(wrapper_cubind_cusolverMg_create)},
@@ -282,34 +245,138 @@ const struct cubind__cusolverMg_symbols {
         {AT(symbol_cusolverMgPotri), AT(symbol_cusolverMgPotri), AT(wrapper_cubind_cusolverMg_potri)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 17, 5, sizeof(int)},
     {
-        AT(trace_0), /* cusolverMgCreate */
-        AT(trace_0), /* cusolverMgDestroy */
-        AT(trace_1), /* cusolverMgDeviceSelect */
-        AT(trace_2), /* cusolverMgCreateDeviceGrid */
-        AT(trace_3), /* cusolverMgDestroyGrid */
-        AT(trace_4), /* cusolverMgCreateMatrixDesc */
-        AT(trace_5), /* cusolverMgDestroyMatrixDesc */
-        AT(trace_6), /* cusolverMgSyevd_bufferSize */
-        AT(trace_7), /* cusolverMgSyevd */
-        AT(trace_8), /* cusolverMgGetrf_bufferSize */
-        AT(trace_9), /* cusolverMgGetrf */
-        AT(trace_10), /* cusolverMgGetrs_bufferSize */
-        AT(trace_11), /* cusolverMgGetrs */
-        AT(trace_12), /* cusolverMgPotrf_bufferSize */
-        AT(trace_13), /* cusolverMgPotrf */
-        AT(trace_14), /* cusolverMgPotrs_bufferSize */
-        AT(trace_15), /* cusolverMgPotrs */
-        AT(trace_12), /* cusolverMgPotri_bufferSize */
-        AT(trace_13), /* cusolverMgPotri */
+        "s;p\202;",
+        "s;p\202;inbDevices;p\215;",
+        "s;p\216;inumRowDevices;inumColDevices;p\215;e0:mapping;",
+        "s;p\216;",
+        "s;pdesc;inumRows;inumCols;irowBlockSize;icolBlockSize;e1:dataType;p\216;",
+        "s;pdesc;",
+        "s;p\202;e2:jobz;e3:\211;iN;p\201;i\212;i\213;p\203;pW;e1:\214;e1:\200;p\205;",
+        "s;p\202;e2:jobz;e3:\211;iN;p\201;i\212;i\213;p\203;pW;e1:\214;e1:\200;p\204;i\205;p\217;",
+        "s;p\202;iM;iN;p\201;i\212;i\213;p\203;p\206;e1:\200;p\205;",
+        "s;p\202;iM;iN;p\201;i\212;i\213;p\203;p\206;e1:\200;p\204;i\205;p\217;",
+        "s;p\202;e4:TRANS;iN;iNRHS;p\201;i\212;i\213;p\203;p\206;p\207;iIB;iJB;p\210;e1:\200;p\205;",
+        "s;p\202;e4:TRANS;iN;iNRHS;p\201;i\212;i\213;p\203;p\206;p\207;iIB;iJB;p\210;e1:\200;p\204;i\205;p\217;",
+        "s;p\202;e3:\211;iN;p\201;i\212;i\213;p\203;e1:\200;p\205;",
+        "s;p\202;e3:\211;iN;p\201;i\212;i\213;p\203;e1:\200;p\204;i\205;p\220;",
+        "s;p\202;e3:\211;in;inrhs;p\201;i\212;i\213;p\203;p\207;iIB;iJB;p\210;e1:\200;p\205;",
+        "s;p\202;e3:\211;in;inrhs;p\201;i\212;i\213;p\203;p\207;iIB;iJB;p\210;e1:\200;p\204;i\205;p\220;",
+        "computeType",
+        "array_d_A",
+        "handle",
+        "descrA",
+        "array_d_work",
+        "lwork",
+        "array_d_IPIV",
+        "array_d_B",
+        "descrB",
+        "uplo",
+        "IA",
+        "JA",
+        "dataTypeW",
+        "deviceId",
+        "grid",
+        "info",
+        "h_info",
+        "CUDALIBMG_GRID_MAPPING_",
+        "COL_MAJOR",
+        "ROW_MAJOR",
+        "CUDA_",
+        "R_32F",
+        "R_64F",
+        "R_16F",
+        "R_8I",
+        "C_32F",
+        "C_64F",
+        "C_16F",
+        "C_8I",
+        "R_8U",
+        "C_8U",
+        "R_32I",
+        "C_32I",
+        "R_32U",
+        "C_32U",
+        "R_16BF",
+        "C_16BF",
+        "R_4I",
+        "C_4I",
+        "R_4U",
+        "C_4U",
+        "R_16I",
+        "C_16I",
+        "R_16U",
+        "C_16U",
+        "R_64I",
+        "C_64I",
+        "R_64U",
+        "C_64U",
+        "R_8F_E4M3",
+        "R_8F_E5M2",
+        "R_8F_UE8M0",
+        "R_6F_E2M3",
+        "R_6F_E3M2",
+        "R_4F_E2M1",
+        "CUSOLVER_EIG_MODE_",
+        "NOVECTOR",
+        "VECTOR",
+        "CUBLAS_FILL_MODE_",
+        "LOWER",
+        "UPPER",
+        "FULL",
+        "CUBLAS_OP_",
+        "N",
+        "T",
+        "C",
+        "CONJG",
     },
     {
-        {0, 2}, /* cusolverMgGridMapping_t */
-        {2, 34}, /* cudaDataType_t */
-        {36, 2}, /* cusolverEigMode_t */
-        {38, 3}, /* cublasFillMode_t */
-        {41, 4}, /* cublasOperation_t */
+        TRACE_AT(trace_0), /* cusolverMgCreate */
+        TRACE_AT(trace_0), /* cusolverMgDestroy */
+        TRACE_AT(trace_1), /* cusolverMgDeviceSelect */
+        TRACE_AT(trace_2), /* cusolverMgCreateDeviceGrid */
+        TRACE_AT(trace_3), /* cusolverMgDestroyGrid */
+        TRACE_AT(trace_4), /* cusolverMgCreateMatrixDesc */
+        TRACE_AT(trace_5), /* cusolverMgDestroyMatrixDesc */
+        TRACE_AT(trace_6), /* cusolverMgSyevd_bufferSize */
+        TRACE_AT(trace_7), /* cusolverMgSyevd */
+        TRACE_AT(trace_8), /* cusolverMgGetrf_bufferSize */
+        TRACE_AT(trace_9), /* cusolverMgGetrf */
+        TRACE_AT(trace_10), /* cusolverMgGetrs_bufferSize */
+        TRACE_AT(trace_11), /* cusolverMgGetrs */
+        TRACE_AT(trace_12), /* cusolverMgPotrf_bufferSize */
+        TRACE_AT(trace_13), /* cusolverMgPotrf */
+        TRACE_AT(trace_14), /* cusolverMgPotrs_bufferSize */
+        TRACE_AT(trace_15), /* cusolverMgPotrs */
+        TRACE_AT(trace_12), /* cusolverMgPotri_bufferSize */
+        TRACE_AT(trace_13), /* cusolverMgPotri */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 2}, /* cusolverMgGridMapping_t */
+        {TRACE_AT(enum_1), 2, 34}, /* cudaDataType_t */
+        {TRACE_AT(enum_2), 36, 2}, /* cusolverEigMode_t */
+        {TRACE_AT(enum_3), 38, 3}, /* cublasFillMode_t */
+        {TRACE_AT(enum_4), 41, 4}, /* cublasOperation_t */
     },
     {
         0,
@@ -359,718 +426,410 @@ const struct cubind__cusolverMg_symbols {
         3,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_1_12),
-        AT(enum_1_13),
-        AT(enum_1_14),
-        AT(enum_1_15),
-        AT(enum_1_16),
-        AT(enum_1_17),
-        AT(enum_1_18),
-        AT(enum_1_19),
-        AT(enum_1_20),
-        AT(enum_1_21),
-        AT(enum_1_22),
-        AT(enum_1_23),
-        AT(enum_1_24),
-        AT(enum_1_25),
-        AT(enum_1_26),
-        AT(enum_1_27),
-        AT(enum_1_28),
-        AT(enum_1_29),
-        AT(enum_1_30),
-        AT(enum_1_31),
-        AT(enum_1_32),
-        AT(enum_1_33),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_1_12),
+        TRACE_AT(enum_1_13),
+        TRACE_AT(enum_1_14),
+        TRACE_AT(enum_1_15),
+        TRACE_AT(enum_1_16),
+        TRACE_AT(enum_1_17),
+        TRACE_AT(enum_1_18),
+        TRACE_AT(enum_1_19),
+        TRACE_AT(enum_1_20),
+        TRACE_AT(enum_1_21),
+        TRACE_AT(enum_1_22),
+        TRACE_AT(enum_1_23),
+        TRACE_AT(enum_1_24),
+        TRACE_AT(enum_1_25),
+        TRACE_AT(enum_1_26),
+        TRACE_AT(enum_1_27),
+        TRACE_AT(enum_1_28),
+        TRACE_AT(enum_1_29),
+        TRACE_AT(enum_1_30),
+        TRACE_AT(enum_1_31),
+        TRACE_AT(enum_1_32),
+        TRACE_AT(enum_1_33),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *handle);
-
-/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *handle)
+_Static_assert(sizeof(cubind__cusolverMg_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__cusolverMg_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 0), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreate);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef cusolverStatus_t (*cubind__cusolverMgCreate_fn)(cusolverMgHandle_t *handle);
+typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t handle);
+typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
+typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
+typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t grid);
+typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
+typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatrixDesc_t desc);
+typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
+typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
+typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
+typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
+typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
+typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
+typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
+typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
+
+/* What the wrapper calls until cusolverMgCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgCreate(cusolverMgHandle_t *handle)
+{
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)handle, 72, (cubind__fnptr)cubind__slow_cusolverMgCreate);
 }
 
 cusolverStatus_t cubind_cusolverMg_create(cusolverMgHandle_t *handle)
 {
-    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreate, &cubind__cusolverMg_offsets[0]);
+    cubind__cusolverMgCreate_fn cubind_fn = (cubind__cusolverMgCreate_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgCreate, &cubind__cusolverMg_offsets[0]);
     cusolverStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgDestroy_fn)(cusolverMgHandle_t handle);
-
-/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t handle)
+/* What the wrapper calls until cusolverMgDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDestroy(cusolverMgHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 1), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroy);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)handle, 73, (cubind__fnptr)cubind__slow_cusolverMgDestroy);
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy(cusolverMgHandle_t handle)
 {
-    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroy, &cubind__cusolverMg_offsets[1]);
+    cubind__cusolverMgDestroy_fn cubind_fn = (cubind__cusolverMgDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDestroy, &cubind__cusolverMg_offsets[1]);
     cusolverStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgDeviceSelect_fn)(cusolverMgHandle_t handle, int nbDevices, int deviceId[]);
-
-/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
+/* What the wrapper calls until cusolverMgDeviceSelect is resolved, and every call while tracing: the slow path
+ * of its shape, 2 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDeviceSelect(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 2), (uintptr_t)handle, (long long)nbDevices, (uintptr_t)deviceId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDeviceSelect);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, nbDevices, deviceId);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_2((uintptr_t)handle, nbDevices, (uintptr_t)deviceId, 39, (cubind__fnptr)cubind__slow_cusolverMgDeviceSelect);
 }
 
 cusolverStatus_t cubind_cusolverMg_device_select(cusolverMgHandle_t handle, int nbDevices, int deviceId[])
 {
-    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__target((cubind__fnptr)slow_cusolverMgDeviceSelect, &cubind__cusolverMg_offsets[2]);
+    cubind__cusolverMgDeviceSelect_fn cubind_fn = (cubind__cusolverMgDeviceSelect_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDeviceSelect, &cubind__cusolverMg_offsets[2]);
     cusolverStatus_t cubind_status = cubind_fn(handle, nbDevices, deviceId);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgCreateDeviceGrid_fn)(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping);
-
-/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
+/* What the wrapper calls until cusolverMgCreateDeviceGrid is resolved, and every call while tracing: the slow path
+ * of its shape, 7 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 3), (uintptr_t)grid, (long long)numRowDevices, (long long)numColDevices, (uintptr_t)deviceId, (long long)mapping);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreateDeviceGrid);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_7((uintptr_t)grid, numRowDevices, numColDevices, (uintptr_t)deviceId, mapping, 69);
 }
 
 cusolverStatus_t cubind_cusolverMg_create_device_grid(cudaLibMgGrid_t *grid, int32_t numRowDevices, int32_t numColDevices, const int32_t deviceId[], cusolverMgGridMapping_t mapping)
 {
-    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreateDeviceGrid, &cubind__cusolverMg_offsets[3]);
+    cubind__cusolverMgCreateDeviceGrid_fn cubind_fn = (cubind__cusolverMgCreateDeviceGrid_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgCreateDeviceGrid, &cubind__cusolverMg_offsets[3]);
     cusolverStatus_t cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgDestroyGrid_fn)(cudaLibMgGrid_t grid);
-
-/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
+/* What the wrapper calls until cusolverMgDestroyGrid is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDestroyGrid(cudaLibMgGrid_t grid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 4), (uintptr_t)grid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroyGrid);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(grid);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)grid, 74, (cubind__fnptr)cubind__slow_cusolverMgDestroyGrid);
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy_grid(cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroyGrid, &cubind__cusolverMg_offsets[4]);
+    cubind__cusolverMgDestroyGrid_fn cubind_fn = (cubind__cusolverMgDestroyGrid_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDestroyGrid, &cubind__cusolverMg_offsets[4]);
     cusolverStatus_t cubind_status = cubind_fn(grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgCreateMatrixDesc_fn)(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid);
-
-/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
+/* What the wrapper calls until cusolverMgCreateMatrixDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 5), (uintptr_t)desc, (long long)numRows, (long long)numCols, (long long)rowBlockSize, (long long)colBlockSize, (long long)dataType, (uintptr_t)grid);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgCreateMatrixDesc);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_5((uintptr_t)desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, (uintptr_t)grid, 70.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_create_matrix_desc(cudaLibMgMatrixDesc_t *desc, int64_t numRows, int64_t numCols, int64_t rowBlockSize, int64_t colBlockSize, cudaDataType dataType, const cudaLibMgGrid_t grid)
 {
-    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__target((cubind__fnptr)slow_cusolverMgCreateMatrixDesc, &cubind__cusolverMg_offsets[5]);
+    cubind__cusolverMgCreateMatrixDesc_fn cubind_fn = (cubind__cusolverMgCreateMatrixDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgCreateMatrixDesc, &cubind__cusolverMg_offsets[5]);
     cusolverStatus_t cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgDestroyMatrixDesc_fn)(cudaLibMgMatrixDesc_t desc);
-
-/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
+/* What the wrapper calls until cusolverMgDestroyMatrixDesc is resolved, and every call while tracing: the slow path
+ * of its shape, 0 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgDestroyMatrixDesc(cudaLibMgMatrixDesc_t desc)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 6), (uintptr_t)desc);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgDestroyMatrixDesc);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(desc);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_0((uintptr_t)desc, 75, (cubind__fnptr)cubind__slow_cusolverMgDestroyMatrixDesc);
 }
 
 cusolverStatus_t cubind_cusolverMg_destroy_matrix_desc(cudaLibMgMatrixDesc_t desc)
 {
-    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__target((cubind__fnptr)slow_cusolverMgDestroyMatrixDesc, &cubind__cusolverMg_offsets[6]);
+    cubind__cusolverMgDestroyMatrixDesc_fn cubind_fn = (cubind__cusolverMgDestroyMatrixDesc_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgDestroyMatrixDesc, &cubind__cusolverMg_offsets[6]);
     cusolverStatus_t cubind_status = cubind_fn(desc);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgSyevd_bufferSize_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork);
-
-/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgSyevd_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 7), (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)lwork);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgSyevd_bufferSize);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_41((uintptr_t)handle, jobz, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)W, dataTypeW, computeType, (uintptr_t)lwork, 10.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_syevd_buffer_size(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgSyevd_bufferSize, &cubind__cusolverMg_offsets[7]);
+    cubind__cusolverMgSyevd_bufferSize_fn cubind_fn = (cubind__cusolverMgSyevd_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgSyevd_bufferSize, &cubind__cusolverMg_offsets[7]);
     cusolverStatus_t cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgSyevd_fn)(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-
-/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgSyevd is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 8), (uintptr_t)handle, (long long)jobz, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)W, (long long)dataTypeW, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgSyevd);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_43((uintptr_t)handle, jobz, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)W, dataTypeW, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 2.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_syevd(cusolverMgHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *W, cudaDataType dataTypeW, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__target((cubind__fnptr)slow_cusolverMgSyevd, &cubind__cusolverMg_offsets[8]);
+    cubind__cusolverMgSyevd_fn cubind_fn = (cubind__cusolverMgSyevd_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgSyevd, &cubind__cusolverMg_offsets[8]);
     cusolverStatus_t cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgGetrf_bufferSize_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork);
-
-/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgGetrf_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 12 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 9), (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)lwork);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrf_bufferSize);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_12((uintptr_t)handle, M, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, computeType, (uintptr_t)lwork, 93.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrf_buffer_size(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrf_bufferSize, &cubind__cusolverMg_offsets[9]);
+    cubind__cusolverMgGetrf_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrf_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrf_bufferSize, &cubind__cusolverMg_offsets[9]);
     cusolverStatus_t cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgGetrf_fn)(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-
-/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgGetrf is resolved, and every call while tracing: the slow path
+ * of its shape, 41 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 10), (uintptr_t)handle, (long long)M, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrf);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_41((uintptr_t)handle, M, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 11.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrf(cusolverMgHandle_t handle, int M, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrf, &cubind__cusolverMg_offsets[10]);
+    cubind__cusolverMgGetrf_fn cubind_fn = (cubind__cusolverMgGetrf_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrf, &cubind__cusolverMg_offsets[10]);
     cusolverStatus_t cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgGetrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
-
-/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgGetrs_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 17 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 11), (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrs_bufferSize);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_17((uintptr_t)handle, TRANS, N, NRHS, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)lwork, 14.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrs_buffer_size(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrs_bufferSize, &cubind__cusolverMg_offsets[11]);
+    cubind__cusolverMgGetrs_bufferSize_fn cubind_fn = (cubind__cusolverMgGetrs_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrs_bufferSize, &cubind__cusolverMg_offsets[11]);
     cusolverStatus_t cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgGetrs_fn)(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info);
-
-/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
+/* What the wrapper calls until cusolverMgGetrs is resolved, and every call while tracing: the slow path
+ * of its shape, 15 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgGetrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 12), (uintptr_t)handle, (long long)TRANS, (long long)N, (long long)NRHS, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgGetrs);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_15((uintptr_t)handle, TRANS, N, NRHS, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_IPIV, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)info, 9.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_getrs(cusolverMgHandle_t handle, cublasOperation_t TRANS, int N, int NRHS, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, int *array_d_IPIV[], void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *info)
 {
-    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__target((cubind__fnptr)slow_cusolverMgGetrs, &cubind__cusolverMg_offsets[12]);
+    cubind__cusolverMgGetrs_fn cubind_fn = (cubind__cusolverMgGetrs_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgGetrs, &cubind__cusolverMg_offsets[12]);
     cusolverStatus_t cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgPotrf_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
-
-/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotrf_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 11 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 13), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrf_bufferSize);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_11((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)lwork, 76.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrf_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrf_bufferSize, &cubind__cusolverMg_offsets[13]);
+    cubind__cusolverMgPotrf_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrf_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrf_bufferSize, &cubind__cusolverMg_offsets[13]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgPotrf_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-
-/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotrf is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 14), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrf);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_8((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 70.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrf(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrf, &cubind__cusolverMg_offsets[14]);
+    cubind__cusolverMgPotrf_fn cubind_fn = (cubind__cusolverMgPotrf_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrf, &cubind__cusolverMg_offsets[14]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgPotrs_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork);
-
-/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotrs_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 43 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 15), (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)lwork);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrs_bufferSize);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_43((uintptr_t)handle, uplo, n, nrhs, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)lwork, 3.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrs_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrs_bufferSize, &cubind__cusolverMg_offsets[15]);
+    cubind__cusolverMgPotrs_bufferSize_fn cubind_fn = (cubind__cusolverMgPotrs_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrs_bufferSize, &cubind__cusolverMg_offsets[15]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgPotrs_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-
-/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotrs is resolved, and every call while tracing: the slow path
+ * of its shape, 14 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 16), (uintptr_t)handle, (long long)uplo, (long long)n, (long long)nrhs, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (uintptr_t)array_d_B, (long long)IB, (long long)JB, (uintptr_t)descrB, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotrs);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_14((uintptr_t)handle, uplo, n, nrhs, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, (uintptr_t)array_d_B, IB, JB, (uintptr_t)descrB, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 34.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potrs(cusolverMgHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, void *array_d_B[], int IB, int JB, cudaLibMgMatrixDesc_t descrB, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotrs, &cubind__cusolverMg_offsets[16]);
+    cubind__cusolverMgPotrs_fn cubind_fn = (cubind__cusolverMgPotrs_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotrs, &cubind__cusolverMg_offsets[16]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgPotri_bufferSize_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork);
-
-/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
+/* What the wrapper calls until cusolverMgPotri_bufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 11 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 17), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)lwork);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotri_bufferSize);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_11((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)lwork, 77.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potri_buffer_size(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, int64_t *lwork)
 {
-    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotri_bufferSize, &cubind__cusolverMg_offsets[17]);
+    cubind__cusolverMgPotri_bufferSize_fn cubind_fn = (cubind__cusolverMgPotri_bufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotri_bufferSize, &cubind__cusolverMg_offsets[17]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef cusolverStatus_t (*cubind__cusolverMgPotri_fn)(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info);
-
-/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
+/* What the wrapper calls until cusolverMgPotri is resolved, and every call while tracing: the slow path
+ * of its shape, 8 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD cusolverStatus_t cubind__slow_cusolverMgPotri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_CUSOLVERMG, 18), (uintptr_t)handle, (long long)uplo, (long long)N, (uintptr_t)array_d_A, (long long)IA, (long long)JA, (uintptr_t)descrA, (long long)computeType, (uintptr_t)array_d_work, (long long)lwork, (uintptr_t)h_info);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__resolve(&cubind__cusolverMg_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_cusolverMgPotri);
-    cusolverStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (cusolverStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
-        if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-        return (cusolverStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (cusolverStatus_t)cubind__shape_8((uintptr_t)handle, uplo, N, (uintptr_t)array_d_A, IA, JA, (uintptr_t)descrA, computeType, (uintptr_t)array_d_work, lwork, (uintptr_t)h_info, 71.0);
 }
 
 cusolverStatus_t cubind_cusolverMg_potri(cusolverMgHandle_t handle, cublasFillMode_t uplo, int N, void *array_d_A[], int IA, int JA, cudaLibMgMatrixDesc_t descrA, cudaDataType computeType, void *array_d_work[], int64_t lwork, int *h_info)
 {
-    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__target((cubind__fnptr)slow_cusolverMgPotri, &cubind__cusolverMg_offsets[18]);
+    cubind__cusolverMgPotri_fn cubind_fn = (cubind__cusolverMgPotri_fn)cubind__target((cubind__fnptr)cubind__slow_cusolverMgPotri, &cubind__cusolverMg_offsets[18]);
     cusolverStatus_t cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
     if (CUBIND_UNLIKELY(cubind_status != CUSOLVER_STATUS_SUCCESS))
-        return (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
+        return (cusolverStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

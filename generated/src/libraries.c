@@ -521,105 +521,106 @@ const cubind__symbol_table *cubind__symbols(cubind_library library)
 
 /* The inline form's failure branch (cubind/inline.h). Here, beside cubind__symbols, so that the
  * switch is compiled into it: one test of the index against its library's count, then the same
- * record as a wrapper's (cubind__status_error, a tail call). The library and the index come from
- * a program's copy of the headers: anything else is refused (cubind__status_error_refused). */
+ * record as a wrapper's (cubind__status_error_detail with no detail, a tail call). The library and
+ * the index come from a program's copy of the headers: anything else is refused
+ * (cubind__status_error_refused). */
 CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int status)
 {
     switch (library) {
     case CUBIND_LIB_CUBLAS:
         if (index < 590)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cublas_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cublas_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CUBLASLT:
         if (index < 50)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cublasLt_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cublasLt_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CUFFT:
         if (index < 56)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cufft_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cufft_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CURAND:
         if (index < 29)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__curand_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__curand_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CUSOLVER:
         if (index < 577)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cusolver_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cusolver_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CUSOLVERMG:
         if (index < 19)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cusolverMg_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cusolverMg_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CUSPARSE:
         if (index < 460)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cusparse_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cusparse_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_RUNTIME:
         if (index < 312)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__runtime_symbols, index,
-                                        status);
+                                                      status);
         break;
     case CUBIND_LIB_DRIVER:
         if (index < 452)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__driver_symbols, index,
-                                        status);
+                                                      status);
         break;
     case CUBIND_LIB_NVRTC:
         if (index < 24)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__nvrtc_symbols, index,
-                                        status);
+                                                      status);
         break;
     case CUBIND_LIB_NVJITLINK:
         if (index < 14)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nvjitlink_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__nvjitlink_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_NCCL:
         if (index < 41)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__nccl_symbols, index,
-                                        status);
+                                                      status);
         break;
     case CUBIND_LIB_CUDNN:
         if (index < 220)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cudnn_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cudnn_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_NVML:
         if (index < 375)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nvml_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__nvml_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_NVVM:
         if (index < 13)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nvvm_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__nvvm_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_NVFATBIN:
         if (index < 11)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nvfatbin_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__nvfatbin_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_NVJPEG:
         if (index < 82)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__nvjpeg_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__nvjpeg_symbols, index,
+                                               status, NULL);
         break;
     case CUBIND_LIB_CUPTI:
         if (index < 178)
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__cupti_symbols, index,
-                                        status);
+                                                      status);
         break;
     case CUBIND_LIB_CUFILE:
         if (index < 43)
-            return cubind__status_error((const cubind__symbol_table *)&cubind__cufile_symbols, index,
-                                        status);
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cufile_symbols, index,
+                                               status, NULL);
         break;
     default:
         break;

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_nccl_slots_c388ff997bcd = (cubind_slot *)cubind__nccl_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nccl_symbols {
     cubind__symbol_table table;
     struct names {
@@ -119,43 +121,63 @@ const struct cubind__nccl_symbols {
         char wrapper_cubind_nccl_group_end[22];
         char symbol_ncclGroupSimulateEnd[21];
         char wrapper_cubind_nccl_group_simulate_end[31];
+    } names;
+    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
-        char trace_0[14];
+    cubind__trace_table trace;
+    struct trace_strings {
+        char trace_0[11];
         char trace_1[8];
         char trace_2[12];
         char trace_3[13];
-        char trace_4[39];
-        char trace_5[31];
-        char trace_6[24];
-        char trace_7[9];
-        char trace_8[22];
-        char trace_9[38];
-        char trace_10[76];
-        char trace_11[50];
+        char trace_4[18];
+        char trace_5[15];
+        char trace_6[21];
+        char trace_7[6];
+        char trace_8[19];
+        char trace_9[24];
+        char trace_10[62];
+        char trace_11[34];
         char trace_12[13];
-        char trace_13[9];
+        char trace_13[6];
         char trace_14[3];
-        char trace_15[21];
-        char trace_16[16];
-        char trace_17[17];
-        char trace_18[15];
-        char trace_19[29];
-        char trace_20[17];
-        char trace_21[36];
-        char trace_22[14];
-        char trace_23[46];
-        char trace_24[15];
-        char trace_25[68];
-        char trace_26[48];
-        char trace_27[62];
-        char trace_28[62];
-        char trace_29[66];
-        char trace_30[60];
-        char trace_31[56];
-        char trace_32[52];
-        char trace_33[52];
+        char trace_15[18];
+        char trace_16[9];
+        char trace_17[14];
+        char trace_18[9];
+        char trace_19[15];
+        char trace_20[9];
+        char trace_21[27];
+        char trace_22[11];
+        char trace_23[36];
+        char trace_24[12];
+        char trace_25[32];
+        char trace_26[23];
+        char trace_27[26];
+        char trace_28[29];
+        char trace_29[37];
+        char trace_30[31];
+        char trace_31[23];
+        char trace_32[26];
+        char trace_33[26];
         char trace_34[3];
         char trace_35[12];
+        char param_0[5];
+        char param_1[9];
+        char param_2[9];
+        char param_3[9];
+        char param_4[7];
+        char param_5[6];
+        char param_6[7];
+        char param_7[8];
+        char param_8[7];
+        char param_9[5];
+        char param_10[5];
+        char param_11[5];
+        char param_12[5];
+        char param_13[7];
+        char param_14[7];
+        char enum_0[1];
         char enum_0_0[12];
         char enum_0_1[23];
         char enum_0_2[16];
@@ -165,6 +187,7 @@ const struct cubind__nccl_symbols {
         char enum_0_6[16];
         char enum_0_7[15];
         char enum_0_8[15];
+        char enum_1[1];
         char enum_1_0[9];
         char enum_1_1[10];
         char enum_1_2[10];
@@ -178,8 +201,10 @@ const struct cubind__nccl_symbols {
         char enum_1_10[15];
         char enum_1_11[15];
         char enum_1_12[13];
+        char enum_2[1];
         char enum_2_0[17];
         char enum_2_1[24];
+        char enum_3[1];
         char enum_3_0[8];
         char enum_3_1[9];
         char enum_3_2[8];
@@ -187,15 +212,12 @@ const struct cubind__nccl_symbols {
         char enum_3_4[8];
         char enum_3_5[11];
         char enum_3_6[13];
-#endif
-    } names;
-    cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
-#if !defined(CUBIND_NO_TRACE)
-    cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[15];
     cubind__trace_enum_range enums[4];
-    long long values[31];
-    unsigned value_names[31];
+    int values[31];
+    unsigned short value_names[31];
 #endif
 } cubind__nccl_symbols = {
     {CUBIND_LIB_NCCL, SYMBOL_COUNT, offsetof(struct cubind__nccl_symbols, names),
@@ -288,77 +310,9 @@ const struct cubind__nccl_symbols {
         "cubind_nccl_group_end",
         "ncclGroupSimulateEnd",
         "cubind_nccl_group_simulate_end",
-#if !defined(CUBIND_NO_TRACE)
-        "s;pptr;usize;",
-        "s;pptr;",
-        "s;pversion;",
-        "s;puniqueId;",
-        "s;pcomm;inranks;rcommId;irank;pconfig;",
-        "s;pcomm;inranks;rcommId;irank;",
-        "s;pcomm;indev;pdevlist;",
-        "s;pcomm;",
-        "s;pcomm;irevokeFlags;",
-        "s;pcomm;icolor;ikey;pnewcomm;pconfig;",
-        "s;pcomm;pexcludeRanksList;iexcludeRanksCount;pnewcomm;pconfig;ishrinkFlags;",
-        "s;pnewcomm;inranks;imyrank;inId;pcommIds;pconfig;",
-        "p;e0:result;",
-        "p;pcomm;",
-        "v;",
-        "s;pcomm;pasyncError;",
-        "s;pcomm;pcount;",
-        "s;pcomm;pdevice;",
-        "s;pcomm;prank;",
-        "s;pcomm;pbuff;usize;phandle;",
-        "s;pcomm;phandle;",
-        "s;pcomm;pbuff;usize;pwin;iwinFlags;",
-        "s;pcomm;pwin;",
-        "s;pop;pscalar;e1:datatype;e2:residence;pcomm;",
-        "s;e3:op;pcomm;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;iroot;pcomm;pstream;",
-        "s;pbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;iroot;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;e3:op;pcomm;pstream;",
-        "s;psendbuff;precvbuff;urecvcount;e1:datatype;e3:op;pcomm;pstream;",
-        "s;psendbuff;precvbuff;usendcount;e1:datatype;pcomm;pstream;",
-        "s;psendbuff;precvbuff;ucount;e1:datatype;pcomm;pstream;",
-        "s;psendbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
-        "s;precvbuff;ucount;e1:datatype;ipeer;pcomm;pstream;",
-        "s;",
-        "s;psimInfo;",
-        "ncclSuccess",
-        "ncclUnhandledCudaError",
-        "ncclSystemError",
-        "ncclInternalError",
-        "ncclInvalidArgument",
-        "ncclInvalidUsage",
-        "ncclRemoteError",
-        "ncclInProgress",
-        "ncclNumResults",
-        "ncclInt8",
-        "ncclUint8",
-        "ncclInt32",
-        "ncclUint32",
-        "ncclInt64",
-        "ncclUint64",
-        "ncclFloat16",
-        "ncclFloat32",
-        "ncclFloat64",
-        "ncclBfloat16",
-        "ncclFloat8e4m3",
-        "ncclFloat8e5m2",
-        "ncclNumTypes",
-        "ncclScalarDevice",
-        "ncclScalarHostImmediate",
-        "ncclSum",
-        "ncclProd",
-        "ncclMax",
-        "ncclMin",
-        "ncclAvg",
-        "ncclNumOps",
-        "ncclMaxRedOp",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nccl_symbols, member)
     {
         {AT(symbol_ncclMemAlloc), AT(symbol_ncclMemAlloc), AT(wrapper_cubind_nccl_mem_alloc)},
@@ -404,55 +358,160 @@ const struct cubind__nccl_symbols {
         {AT(symbol_ncclGroupSimulateEnd), AT(symbol_ncclGroupSimulateEnd), AT(wrapper_cubind_nccl_group_simulate_end)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 4},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 15, 4, sizeof(int)},
     {
-        AT(trace_0), /* ncclMemAlloc */
-        AT(trace_1), /* ncclMemFree */
-        AT(trace_2), /* ncclGetVersion */
-        AT(trace_3), /* ncclGetUniqueId */
-        AT(trace_4), /* ncclCommInitRankConfig */
-        AT(trace_5), /* ncclCommInitRank */
-        AT(trace_6), /* ncclCommInitAll */
-        AT(trace_7), /* ncclCommFinalize */
-        AT(trace_7), /* ncclCommDestroy */
-        AT(trace_7), /* ncclCommAbort */
-        AT(trace_8), /* ncclCommRevoke */
-        AT(trace_9), /* ncclCommSplit */
-        AT(trace_10), /* ncclCommShrink */
-        AT(trace_11), /* ncclCommInitRankScalable */
-        AT(trace_12), /* ncclGetErrorString */
-        AT(trace_13), /* ncclGetLastError */
-        AT(trace_14), /* ncclResetDebugInit */
-        AT(trace_15), /* ncclCommGetAsyncError */
-        AT(trace_16), /* ncclCommCount */
-        AT(trace_17), /* ncclCommCuDevice */
-        AT(trace_18), /* ncclCommUserRank */
-        AT(trace_19), /* ncclCommRegister */
-        AT(trace_20), /* ncclCommDeregister */
-        AT(trace_21), /* ncclCommWindowRegister */
-        AT(trace_22), /* ncclCommWindowDeregister */
-        AT(trace_23), /* ncclRedOpCreatePreMulSum */
-        AT(trace_24), /* ncclRedOpDestroy */
-        AT(trace_25), /* ncclReduce */
-        AT(trace_26), /* ncclBcast */
-        AT(trace_27), /* ncclBroadcast */
-        AT(trace_28), /* ncclAllReduce */
-        AT(trace_29), /* ncclReduceScatter */
-        AT(trace_30), /* ncclAllGather */
-        AT(trace_31), /* ncclAlltoAll */
-        AT(trace_27), /* ncclGather */
-        AT(trace_27), /* ncclScatter */
-        AT(trace_32), /* ncclSend */
-        AT(trace_33), /* ncclRecv */
-        AT(trace_34), /* ncclGroupStart */
-        AT(trace_34), /* ncclGroupEnd */
-        AT(trace_35), /* ncclGroupSimulateEnd */
+        "s;pptr;u\214;",
+        "s;pptr;",
+        "s;pversion;",
+        "s;puniqueId;",
+        "s;p\200;i\210;r\215;i\212;p\206;",
+        "s;p\200;i\210;r\215;i\212;",
+        "s;p\200;indev;pdevlist;",
+        "s;p\200;",
+        "s;p\200;irevokeFlags;",
+        "s;p\200;icolor;ikey;p\207;p\206;",
+        "s;p\200;pexcludeRanksList;iexcludeRanksCount;p\207;p\206;ishrinkFlags;",
+        "s;p\207;i\210;imyrank;inId;pcommIds;p\206;",
+        "p;e0:result;",
+        "p;p\200;",
+        "v;",
+        "s;p\200;pasyncError;",
+        "s;p\200;p\205;",
+        "s;p\200;pdevice;",
+        "s;p\200;p\212;",
+        "s;p\200;p\211;u\214;p\216;",
+        "s;p\200;p\216;",
+        "s;p\200;p\211;u\214;pwin;iwinFlags;",
+        "s;p\200;pwin;",
+        "s;pop;pscalar;e1:\201;e2:residence;p\200;",
+        "s;e3:op;p\200;",
+        "s;p\203;p\202;u\205;e1:\201;e3:op;i\213;p\200;p\204;",
+        "s;p\211;u\205;e1:\201;i\213;p\200;p\204;",
+        "s;p\203;p\202;u\205;e1:\201;i\213;p\200;p\204;",
+        "s;p\203;p\202;u\205;e1:\201;e3:op;p\200;p\204;",
+        "s;p\203;p\202;urecvcount;e1:\201;e3:op;p\200;p\204;",
+        "s;p\203;p\202;usendcount;e1:\201;p\200;p\204;",
+        "s;p\203;p\202;u\205;e1:\201;p\200;p\204;",
+        "s;p\203;u\205;e1:\201;ipeer;p\200;p\204;",
+        "s;p\202;u\205;e1:\201;ipeer;p\200;p\204;",
+        "s;",
+        "s;psimInfo;",
+        "comm",
+        "datatype",
+        "recvbuff",
+        "sendbuff",
+        "stream",
+        "count",
+        "config",
+        "newcomm",
+        "nranks",
+        "buff",
+        "rank",
+        "root",
+        "size",
+        "commId",
+        "handle",
+        "",
+        "ncclSuccess",
+        "ncclUnhandledCudaError",
+        "ncclSystemError",
+        "ncclInternalError",
+        "ncclInvalidArgument",
+        "ncclInvalidUsage",
+        "ncclRemoteError",
+        "ncclInProgress",
+        "ncclNumResults",
+        "",
+        "ncclInt8",
+        "ncclUint8",
+        "ncclInt32",
+        "ncclUint32",
+        "ncclInt64",
+        "ncclUint64",
+        "ncclFloat16",
+        "ncclFloat32",
+        "ncclFloat64",
+        "ncclBfloat16",
+        "ncclFloat8e4m3",
+        "ncclFloat8e5m2",
+        "ncclNumTypes",
+        "",
+        "ncclScalarDevice",
+        "ncclScalarHostImmediate",
+        "",
+        "ncclSum",
+        "ncclProd",
+        "ncclMax",
+        "ncclMin",
+        "ncclAvg",
+        "ncclNumOps",
+        "ncclMaxRedOp",
     },
     {
-        {0, 9}, /* ncclResult_t */
-        {9, 13}, /* ncclDataType_t */
-        {22, 2}, /* ncclScalarResidence_t */
-        {24, 7}, /* ncclRedOp_t */
+        TRACE_AT(trace_0), /* ncclMemAlloc */
+        TRACE_AT(trace_1), /* ncclMemFree */
+        TRACE_AT(trace_2), /* ncclGetVersion */
+        TRACE_AT(trace_3), /* ncclGetUniqueId */
+        TRACE_AT(trace_4), /* ncclCommInitRankConfig */
+        TRACE_AT(trace_5), /* ncclCommInitRank */
+        TRACE_AT(trace_6), /* ncclCommInitAll */
+        TRACE_AT(trace_7), /* ncclCommFinalize */
+        TRACE_AT(trace_7), /* ncclCommDestroy */
+        TRACE_AT(trace_7), /* ncclCommAbort */
+        TRACE_AT(trace_8), /* ncclCommRevoke */
+        TRACE_AT(trace_9), /* ncclCommSplit */
+        TRACE_AT(trace_10), /* ncclCommShrink */
+        TRACE_AT(trace_11), /* ncclCommInitRankScalable */
+        TRACE_AT(trace_12), /* ncclGetErrorString */
+        TRACE_AT(trace_13), /* ncclGetLastError */
+        TRACE_AT(trace_14), /* ncclResetDebugInit */
+        TRACE_AT(trace_15), /* ncclCommGetAsyncError */
+        TRACE_AT(trace_16), /* ncclCommCount */
+        TRACE_AT(trace_17), /* ncclCommCuDevice */
+        TRACE_AT(trace_18), /* ncclCommUserRank */
+        TRACE_AT(trace_19), /* ncclCommRegister */
+        TRACE_AT(trace_20), /* ncclCommDeregister */
+        TRACE_AT(trace_21), /* ncclCommWindowRegister */
+        TRACE_AT(trace_22), /* ncclCommWindowDeregister */
+        TRACE_AT(trace_23), /* ncclRedOpCreatePreMulSum */
+        TRACE_AT(trace_24), /* ncclRedOpDestroy */
+        TRACE_AT(trace_25), /* ncclReduce */
+        TRACE_AT(trace_26), /* ncclBcast */
+        TRACE_AT(trace_27), /* ncclBroadcast */
+        TRACE_AT(trace_28), /* ncclAllReduce */
+        TRACE_AT(trace_29), /* ncclReduceScatter */
+        TRACE_AT(trace_30), /* ncclAllGather */
+        TRACE_AT(trace_31), /* ncclAlltoAll */
+        TRACE_AT(trace_27), /* ncclGather */
+        TRACE_AT(trace_27), /* ncclScatter */
+        TRACE_AT(trace_32), /* ncclSend */
+        TRACE_AT(trace_33), /* ncclRecv */
+        TRACE_AT(trace_34), /* ncclGroupStart */
+        TRACE_AT(trace_34), /* ncclGroupEnd */
+        TRACE_AT(trace_35), /* ncclGroupSimulateEnd */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 9}, /* ncclResult_t */
+        {TRACE_AT(enum_1), 9, 13}, /* ncclDataType_t */
+        {TRACE_AT(enum_2), 22, 2}, /* ncclScalarResidence_t */
+        {TRACE_AT(enum_3), 24, 7}, /* ncclRedOp_t */
     },
     {
         0,
@@ -488,191 +547,173 @@ const struct cubind__nccl_symbols {
         2147483647,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_1_7),
-        AT(enum_1_8),
-        AT(enum_1_9),
-        AT(enum_1_10),
-        AT(enum_1_11),
-        AT(enum_1_12),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_1_7),
+        TRACE_AT(enum_1_8),
+        TRACE_AT(enum_1_9),
+        TRACE_AT(enum_1_10),
+        TRACE_AT(enum_1_11),
+        TRACE_AT(enum_1_12),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
-
-/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
+_Static_assert(sizeof(cubind__nccl_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nccl_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 0), (uintptr_t)ptr, (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__resolve(&cubind__nccl_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_ncclMemAlloc);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ptr, size);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_informational(&cubind__nccl_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef ncclResult_t (*cubind__ncclMemAlloc_fn)(void **ptr, size_t size);
+typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
+typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
+typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
+typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
+typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
+typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
+typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
+typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
+typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
+typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
+typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
+typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
+typedef void (*cubind__ncclResetDebugInit_fn)(void);
+typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
+typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
+typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
+typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
+typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
+typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
+typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
+typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
+typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
+typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
+typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
+typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
+typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
+
+/* What the wrapper calls until ncclMemAlloc is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclMemAlloc(void **ptr, size_t size)
+{
+    return (ncclResult_t)cubind__shape_90((uintptr_t)ptr, size, 77, (cubind__fnptr)cubind__slow_ncclMemAlloc);
 }
 
 ncclResult_t cubind_nccl_mem_alloc(void **ptr, size_t size)
 {
-    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
+    cubind__ncclMemAlloc_fn cubind_fn = (cubind__ncclMemAlloc_fn)cubind__target((cubind__fnptr)cubind__slow_ncclMemAlloc, &cubind__nccl_offsets[0]);
     ncclResult_t cubind_status = cubind_fn(ptr, size);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclMemFree_fn)(void *ptr);
-
-/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
+/* What the wrapper calls until ncclMemFree is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclMemFree(void *ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 1), (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__resolve(&cubind__nccl_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_ncclMemFree);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ptr);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)ptr, 29, (cubind__fnptr)cubind__slow_ncclMemFree);
 }
 
 ncclResult_t cubind_nccl_mem_free(void *ptr)
 {
-    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)slow_ncclMemFree, &cubind__nccl_offsets[1]);
+    cubind__ncclMemFree_fn cubind_fn = (cubind__ncclMemFree_fn)cubind__target((cubind__fnptr)cubind__slow_ncclMemFree, &cubind__nccl_offsets[1]);
     ncclResult_t cubind_status = cubind_fn(ptr);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGetVersion_fn)(int *version);
-
-/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
+/* What the wrapper calls until ncclGetVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGetVersion(int *version)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 2), (uintptr_t)version);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__resolve(&cubind__nccl_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_ncclGetVersion);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(version);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)version, 30, (cubind__fnptr)cubind__slow_ncclGetVersion);
 }
 
 ncclResult_t cubind_nccl_get_version(int *version)
 {
-    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)slow_ncclGetVersion, &cubind__nccl_offsets[2]);
+    cubind__ncclGetVersion_fn cubind_fn = (cubind__ncclGetVersion_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGetVersion, &cubind__nccl_offsets[2]);
     ncclResult_t cubind_status = cubind_fn(version);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGetUniqueId_fn)(ncclUniqueId *uniqueId);
-
-/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
+/* What the wrapper calls until ncclGetUniqueId is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 3), (uintptr_t)uniqueId);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__resolve(&cubind__nccl_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_ncclGetUniqueId);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(uniqueId);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)uniqueId, 31, (cubind__fnptr)cubind__slow_ncclGetUniqueId);
 }
 
 ncclResult_t cubind_nccl_get_unique_id(ncclUniqueId *uniqueId)
 {
-    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
+    cubind__ncclGetUniqueId_fn cubind_fn = (cubind__ncclGetUniqueId_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGetUniqueId, &cubind__nccl_offsets[3]);
     ncclResult_t cubind_status = cubind_fn(uniqueId);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef ncclResult_t (*cubind__ncclCommInitRankConfig_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config);
 
 /* What the wrapper calls until ncclCommInitRankConfig is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 4), (uintptr_t)comm, (long long)nranks, (long long)rank, (uintptr_t)config);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 4), (cubind__word)(uintptr_t)comm, (cubind__word)nranks, (cubind__word)rank, (cubind__word)(uintptr_t)config);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__resolve(&cubind__nccl_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankConfig);
     ncclResult_t cubind_status;
@@ -695,19 +736,17 @@ ncclResult_t cubind_nccl_comm_init_rank_config(ncclComm_t *comm, int nranks, ncc
     cubind__ncclCommInitRankConfig_fn cubind_fn = (cubind__ncclCommInitRankConfig_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankConfig, &cubind__nccl_offsets[4]);
     ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef ncclResult_t (*cubind__ncclCommInitRank_fn)(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank);
 
 /* What the wrapper calls until ncclCommInitRank is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 5), (uintptr_t)comm, (long long)nranks, (long long)rank);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 5), (cubind__word)(uintptr_t)comm, (cubind__word)nranks, (cubind__word)rank);
     int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRank);
     ncclResult_t cubind_status;
@@ -730,303 +769,157 @@ ncclResult_t cubind_nccl_comm_init_rank(ncclComm_t *comm, int nranks, ncclUnique
     cubind__ncclCommInitRank_fn cubind_fn = (cubind__ncclCommInitRank_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRank, &cubind__nccl_offsets[5]);
     ncclResult_t cubind_status = cubind_fn(comm, nranks, commId, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitAll_fn)(ncclComm_t *comm, int ndev, const int *devlist);
-
-/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
+/* What the wrapper calls until ncclCommInitAll is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 6), (uintptr_t)comm, (long long)ndev, (uintptr_t)devlist);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitAll);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, ndev, devlist);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_91((uintptr_t)comm, ndev, (uintptr_t)devlist, 47, (cubind__fnptr)cubind__slow_ncclCommInitAll);
 }
 
 ncclResult_t cubind_nccl_comm_init_all(ncclComm_t *comm, int ndev, const int *devlist)
 {
-    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
+    cubind__ncclCommInitAll_fn cubind_fn = (cubind__ncclCommInitAll_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommInitAll, &cubind__nccl_offsets[6]);
     ncclResult_t cubind_status = cubind_fn(comm, ndev, devlist);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommFinalize_fn)(ncclComm_t comm);
-
-/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
+/* What the wrapper calls until ncclCommFinalize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommFinalize(ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 7), (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__resolve(&cubind__nccl_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_ncclCommFinalize);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)comm, 32, (cubind__fnptr)cubind__slow_ncclCommFinalize);
 }
 
 ncclResult_t cubind_nccl_comm_finalize(ncclComm_t comm)
 {
-    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
+    cubind__ncclCommFinalize_fn cubind_fn = (cubind__ncclCommFinalize_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommFinalize, &cubind__nccl_offsets[7]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommDestroy_fn)(ncclComm_t comm);
-
-/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
+/* What the wrapper calls until ncclCommDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommDestroy(ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 8), (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDestroy);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)comm, 33, (cubind__fnptr)cubind__slow_ncclCommDestroy);
 }
 
 ncclResult_t cubind_nccl_comm_destroy(ncclComm_t comm)
 {
-    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
+    cubind__ncclCommDestroy_fn cubind_fn = (cubind__ncclCommDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommDestroy, &cubind__nccl_offsets[8]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommAbort_fn)(ncclComm_t comm);
-
-/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
+/* What the wrapper calls until ncclCommAbort is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommAbort(ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 9), (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__resolve(&cubind__nccl_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_ncclCommAbort);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)comm, 34, (cubind__fnptr)cubind__slow_ncclCommAbort);
 }
 
 ncclResult_t cubind_nccl_comm_abort(ncclComm_t comm)
 {
-    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)slow_ncclCommAbort, &cubind__nccl_offsets[9]);
+    cubind__ncclCommAbort_fn cubind_fn = (cubind__ncclCommAbort_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommAbort, &cubind__nccl_offsets[9]);
     ncclResult_t cubind_status = cubind_fn(comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommRevoke_fn)(ncclComm_t comm, int revokeFlags);
-
-/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+/* What the wrapper calls until ncclCommRevoke is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 10), (uintptr_t)comm, (long long)revokeFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__resolve(&cubind__nccl_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRevoke);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, revokeFlags);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, revokeFlags, 78, (cubind__fnptr)cubind__slow_ncclCommRevoke);
 }
 
 ncclResult_t cubind_nccl_comm_revoke(ncclComm_t comm, int revokeFlags)
 {
-    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
+    cubind__ncclCommRevoke_fn cubind_fn = (cubind__ncclCommRevoke_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommRevoke, &cubind__nccl_offsets[10]);
     ncclResult_t cubind_status = cubind_fn(comm, revokeFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommSplit_fn)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config);
-
-/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommSplit is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 11), (uintptr_t)comm, (long long)color, (long long)key, (uintptr_t)newcomm, (uintptr_t)config);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__resolve(&cubind__nccl_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_ncclCommSplit);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, color, key, newcomm, config);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_75((uintptr_t)comm, color, key, (uintptr_t)newcomm, (uintptr_t)config, 52);
 }
 
 ncclResult_t cubind_nccl_comm_split(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)slow_ncclCommSplit, &cubind__nccl_offsets[11]);
+    cubind__ncclCommSplit_fn cubind_fn = (cubind__ncclCommSplit_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommSplit, &cubind__nccl_offsets[11]);
     ncclResult_t cubind_status = cubind_fn(comm, color, key, newcomm, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommShrink_fn)(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags);
-
-/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+/* What the wrapper calls until ncclCommShrink is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 12), (uintptr_t)comm, (uintptr_t)excludeRanksList, (long long)excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, (long long)shrinkFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__resolve(&cubind__nccl_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_ncclCommShrink);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)comm, (uintptr_t)excludeRanksList, excludeRanksCount, (uintptr_t)newcomm, (uintptr_t)config, shrinkFlags, 5.0);
 }
 
 ncclResult_t cubind_nccl_comm_shrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)slow_ncclCommShrink, &cubind__nccl_offsets[12]);
+    cubind__ncclCommShrink_fn cubind_fn = (cubind__ncclCommShrink_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommShrink, &cubind__nccl_offsets[12]);
     ncclResult_t cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommInitRankScalable_fn)(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config);
-
-/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+/* What the wrapper calls until ncclCommInitRankScalable is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 13), (uintptr_t)newcomm, (long long)nranks, (long long)myrank, (long long)nId, (uintptr_t)commIds, (uintptr_t)config);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__resolve(&cubind__nccl_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_ncclCommInitRankScalable);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)newcomm, nranks, myrank, nId, (uintptr_t)commIds, (uintptr_t)config, 6.0);
 }
 
 ncclResult_t cubind_nccl_comm_init_rank_scalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
-    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
+    cubind__ncclCommInitRankScalable_fn cubind_fn = (cubind__ncclCommInitRankScalable_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommInitRankScalable, &cubind__nccl_offsets[13]);
     ncclResult_t cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
-
-typedef const char *(*cubind__ncclGetErrorString_fn)(ncclResult_t result);
 
 /* What the wrapper calls until ncclGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_ncclGetErrorString(ncclResult_t result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 14), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 14), (cubind__word)result);
     static const char cubind_text[] = "ncclGetErrorString was not called: cubind could not load libnccl or find the function in it (cubind_last_error() says why)";
     cubind__ncclGetErrorString_fn cubind_fn = (cubind__ncclGetErrorString_fn)cubind__resolve(&cubind__nccl_symbols.table, 14, NULL, (cubind__fnptr)slow_ncclGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1036,18 +929,16 @@ const char *cubind_nccl_get_error_string(ncclResult_t result)
     return cubind_fn(result);
 }
 
-typedef const char *(*cubind__ncclGetLastError_fn)(ncclComm_t comm);
-
 /* What the wrapper calls until ncclGetLastError is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_ncclGetLastError(ncclComm_t comm)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 15), (uintptr_t)comm);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 15), (cubind__word)(uintptr_t)comm);
     static const char cubind_text[] = "ncclGetLastError was not called: cubind could not load libnccl or find the function in it (cubind_last_error() says why)";
     cubind__ncclGetLastError_fn cubind_fn = (cubind__ncclGetLastError_fn)cubind__resolve(&cubind__nccl_symbols.table, 15, NULL, (cubind__fnptr)slow_ncclGetLastError);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(comm) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -1057,14 +948,12 @@ const char *cubind_nccl_get_last_error(ncclComm_t comm)
     return cubind_fn(comm);
 }
 
-typedef void (*cubind__ncclResetDebugInit_fn)(void);
-
 /* What the wrapper calls until ncclResetDebugInit is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD void slow_ncclResetDebugInit(void)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 16));
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NCCL, 16));
     cubind__ncclResetDebugInit_fn cubind_fn = (cubind__ncclResetDebugInit_fn)cubind__resolve(&cubind__nccl_symbols.table, 16, NULL, (cubind__fnptr)slow_ncclResetDebugInit);
     if (cubind_fn != NULL) {
         cubind_fn();
@@ -1078,842 +967,410 @@ void cubind_nccl_reset_debug_init(void)
     cubind_fn();
 }
 
-typedef ncclResult_t (*cubind__ncclCommGetAsyncError_fn)(ncclComm_t comm, ncclResult_t *asyncError);
-
-/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+/* What the wrapper calls until ncclCommGetAsyncError is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 17), (uintptr_t)comm, (uintptr_t)asyncError);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__resolve(&cubind__nccl_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_ncclCommGetAsyncError);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, asyncError);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)asyncError, 79, (cubind__fnptr)cubind__slow_ncclCommGetAsyncError);
 }
 
 ncclResult_t cubind_nccl_comm_get_async_error(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
+    cubind__ncclCommGetAsyncError_fn cubind_fn = (cubind__ncclCommGetAsyncError_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommGetAsyncError, &cubind__nccl_offsets[17]);
     ncclResult_t cubind_status = cubind_fn(comm, asyncError);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommCount_fn)(const ncclComm_t comm, int *count);
-
-/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *count)
+/* What the wrapper calls until ncclCommCount is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommCount(const ncclComm_t comm, int *count)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 18), (uintptr_t)comm, (uintptr_t)count);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__resolve(&cubind__nccl_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCount);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, count);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)count, 80, (cubind__fnptr)cubind__slow_ncclCommCount);
 }
 
 ncclResult_t cubind_nccl_comm_count(const ncclComm_t comm, int *count)
 {
-    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)slow_ncclCommCount, &cubind__nccl_offsets[18]);
+    cubind__ncclCommCount_fn cubind_fn = (cubind__ncclCommCount_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommCount, &cubind__nccl_offsets[18]);
     ncclResult_t cubind_status = cubind_fn(comm, count);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommCuDevice_fn)(const ncclComm_t comm, int *device);
-
-/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
+/* What the wrapper calls until ncclCommCuDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 19), (uintptr_t)comm, (uintptr_t)device);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__resolve(&cubind__nccl_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_ncclCommCuDevice);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, device);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)device, 81, (cubind__fnptr)cubind__slow_ncclCommCuDevice);
 }
 
 ncclResult_t cubind_nccl_comm_cu_device(const ncclComm_t comm, int *device)
 {
-    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
+    cubind__ncclCommCuDevice_fn cubind_fn = (cubind__ncclCommCuDevice_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommCuDevice, &cubind__nccl_offsets[19]);
     ncclResult_t cubind_status = cubind_fn(comm, device);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommUserRank_fn)(const ncclComm_t comm, int *rank);
-
-/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
+/* What the wrapper calls until ncclCommUserRank is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 20), (uintptr_t)comm, (uintptr_t)rank);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__resolve(&cubind__nccl_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_ncclCommUserRank);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, rank);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)rank, 82, (cubind__fnptr)cubind__slow_ncclCommUserRank);
 }
 
 ncclResult_t cubind_nccl_comm_user_rank(const ncclComm_t comm, int *rank)
 {
-    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
+    cubind__ncclCommUserRank_fn cubind_fn = (cubind__ncclCommUserRank_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommUserRank, &cubind__nccl_offsets[20]);
     ncclResult_t cubind_status = cubind_fn(comm, rank);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommRegister_fn)(const ncclComm_t comm, void *buff, size_t size, void **handle);
-
-/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+/* What the wrapper calls until ncclCommRegister is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 21), (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_ncclCommRegister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, buff, size, handle);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_86((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)handle, 36, (cubind__fnptr)cubind__slow_ncclCommRegister);
 }
 
 ncclResult_t cubind_nccl_comm_register(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
-    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommRegister, &cubind__nccl_offsets[21]);
+    cubind__ncclCommRegister_fn cubind_fn = (cubind__ncclCommRegister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommRegister, &cubind__nccl_offsets[21]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommDeregister_fn)(const ncclComm_t comm, void *handle);
-
-/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
+/* What the wrapper calls until ncclCommDeregister is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 22), (uintptr_t)comm, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_ncclCommDeregister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, handle);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)handle, 83, (cubind__fnptr)cubind__slow_ncclCommDeregister);
 }
 
 ncclResult_t cubind_nccl_comm_deregister(const ncclComm_t comm, void *handle)
 {
-    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
+    cubind__ncclCommDeregister_fn cubind_fn = (cubind__ncclCommDeregister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommDeregister, &cubind__nccl_offsets[22]);
     ncclResult_t cubind_status = cubind_fn(comm, handle);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommWindowRegister_fn)(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags);
-
-/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
+/* What the wrapper calls until ncclCommWindowRegister is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 23), (uintptr_t)comm, (uintptr_t)buff, (unsigned long long)size, (uintptr_t)win, (long long)winFlags);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__resolve(&cubind__nccl_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowRegister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, buff, size, win, winFlags);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_75((uintptr_t)comm, (uintptr_t)buff, size, (uintptr_t)win, winFlags, 53);
 }
 
 ncclResult_t cubind_nccl_comm_window_register(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
-    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
+    cubind__ncclCommWindowRegister_fn cubind_fn = (cubind__ncclCommWindowRegister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommWindowRegister, &cubind__nccl_offsets[23]);
     ncclResult_t cubind_status = cubind_fn(comm, buff, size, win, winFlags);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclCommWindowDeregister_fn)(ncclComm_t comm, ncclWindow_t win);
-
-/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+/* What the wrapper calls until ncclCommWindowDeregister is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 24), (uintptr_t)comm, (uintptr_t)win);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__resolve(&cubind__nccl_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_ncclCommWindowDeregister);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(comm, win);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90((uintptr_t)comm, (uintptr_t)win, 84, (cubind__fnptr)cubind__slow_ncclCommWindowDeregister);
 }
 
 ncclResult_t cubind_nccl_comm_window_deregister(ncclComm_t comm, ncclWindow_t win)
 {
-    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
+    cubind__ncclCommWindowDeregister_fn cubind_fn = (cubind__ncclCommWindowDeregister_fn)cubind__target((cubind__fnptr)cubind__slow_ncclCommWindowDeregister, &cubind__nccl_offsets[24]);
     ncclResult_t cubind_status = cubind_fn(comm, win);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclRedOpCreatePreMulSum_fn)(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm);
-
-/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
+/* What the wrapper calls until ncclRedOpCreatePreMulSum is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 25), (uintptr_t)op, (uintptr_t)scalar, (long long)datatype, (long long)residence, (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__resolve(&cubind__nccl_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpCreatePreMulSum);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_75((uintptr_t)op, (uintptr_t)scalar, datatype, residence, (uintptr_t)comm, 54);
 }
 
 ncclResult_t cubind_nccl_red_op_create_pre_mul_sum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
+    cubind__ncclRedOpCreatePreMulSum_fn cubind_fn = (cubind__ncclRedOpCreatePreMulSum_fn)cubind__target((cubind__fnptr)cubind__slow_ncclRedOpCreatePreMulSum, &cubind__nccl_offsets[25]);
     ncclResult_t cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclRedOpDestroy_fn)(ncclRedOp_t op, ncclComm_t comm);
-
-/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+/* What the wrapper calls until ncclRedOpDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 26), (long long)op, (uintptr_t)comm);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__resolve(&cubind__nccl_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_ncclRedOpDestroy);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(op, comm);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_90(op, (uintptr_t)comm, 85, (cubind__fnptr)cubind__slow_ncclRedOpDestroy);
 }
 
 ncclResult_t cubind_nccl_red_op_destroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
+    cubind__ncclRedOpDestroy_fn cubind_fn = (cubind__ncclRedOpDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_ncclRedOpDestroy, &cubind__nccl_offsets[26]);
     ncclResult_t cubind_status = cubind_fn(op, comm);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclReduce is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclReduce is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 27), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_ncclReduce);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_59((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, root, (uintptr_t)comm, (uintptr_t)stream, 34.0);
 }
 
 ncclResult_t cubind_nccl_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)slow_ncclReduce, &cubind__nccl_offsets[27]);
+    cubind__ncclReduce_fn cubind_fn = (cubind__ncclReduce_fn)cubind__target((cubind__fnptr)cubind__slow_ncclReduce, &cubind__nccl_offsets[27]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclBcast_fn)(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclBcast is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclBcast is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 28), (uintptr_t)buff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_ncclBcast);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)buff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 7.0);
 }
 
 ncclResult_t cubind_nccl_bcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)slow_ncclBcast, &cubind__nccl_offsets[28]);
+    cubind__ncclBcast_fn cubind_fn = (cubind__ncclBcast_fn)cubind__target((cubind__fnptr)cubind__slow_ncclBcast, &cubind__nccl_offsets[28]);
     ncclResult_t cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclBroadcast_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclBroadcast is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 29), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__resolve(&cubind__nccl_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_ncclBroadcast);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 88.0);
 }
 
 ncclResult_t cubind_nccl_broadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)slow_ncclBroadcast, &cubind__nccl_offsets[29]);
+    cubind__ncclBroadcast_fn cubind_fn = (cubind__ncclBroadcast_fn)cubind__target((cubind__fnptr)cubind__slow_ncclBroadcast, &cubind__nccl_offsets[29]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclAllReduce_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAllReduce is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 30), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__resolve(&cubind__nccl_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_ncclAllReduce);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 89.0);
 }
 
 ncclResult_t cubind_nccl_all_reduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)slow_ncclAllReduce, &cubind__nccl_offsets[30]);
+    cubind__ncclAllReduce_fn cubind_fn = (cubind__ncclAllReduce_fn)cubind__target((cubind__fnptr)cubind__slow_ncclAllReduce, &cubind__nccl_offsets[30]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclReduceScatter_fn)(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclReduceScatter is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 31), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)recvcount, (long long)datatype, (long long)op, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_ncclReduceScatter);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, recvcount, datatype, op, (uintptr_t)comm, (uintptr_t)stream, 90.0);
 }
 
 ncclResult_t cubind_nccl_reduce_scatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
+    cubind__ncclReduceScatter_fn cubind_fn = (cubind__ncclReduceScatter_fn)cubind__target((cubind__fnptr)cubind__slow_ncclReduceScatter, &cubind__nccl_offsets[31]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclAllGather_fn)(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAllGather is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 32), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)sendcount, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_ncclAllGather);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)sendbuff, (uintptr_t)recvbuff, sendcount, datatype, (uintptr_t)comm, (uintptr_t)stream, 8.0);
 }
 
 ncclResult_t cubind_nccl_all_gather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)slow_ncclAllGather, &cubind__nccl_offsets[32]);
+    cubind__ncclAllGather_fn cubind_fn = (cubind__ncclAllGather_fn)cubind__target((cubind__fnptr)cubind__slow_ncclAllGather, &cubind__nccl_offsets[32]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclAlltoAll_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclAlltoAll is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 33), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__resolve(&cubind__nccl_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_ncclAlltoAll);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, (uintptr_t)comm, (uintptr_t)stream, 9.0);
 }
 
 ncclResult_t cubind_nccl_allto_all(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
+    cubind__ncclAlltoAll_fn cubind_fn = (cubind__ncclAlltoAll_fn)cubind__target((cubind__fnptr)cubind__slow_ncclAlltoAll, &cubind__nccl_offsets[33]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGather_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclGather is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclGather is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 34), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__resolve(&cubind__nccl_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_ncclGather);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 91.0);
 }
 
 ncclResult_t cubind_nccl_gather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)slow_ncclGather, &cubind__nccl_offsets[34]);
+    cubind__ncclGather_fn cubind_fn = (cubind__ncclGather_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGather, &cubind__nccl_offsets[34]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclScatter_fn)(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclScatter is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclScatter is resolved, and every call while tracing: the slow path
+ * of its shape, 5 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 35), (uintptr_t)sendbuff, (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)root, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__resolve(&cubind__nccl_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_ncclScatter);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_5((uintptr_t)sendbuff, (uintptr_t)recvbuff, count, datatype, root, (uintptr_t)comm, (uintptr_t)stream, 92.0);
 }
 
 ncclResult_t cubind_nccl_scatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)slow_ncclScatter, &cubind__nccl_offsets[35]);
+    cubind__ncclScatter_fn cubind_fn = (cubind__ncclScatter_fn)cubind__target((cubind__fnptr)cubind__slow_ncclScatter, &cubind__nccl_offsets[35]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclSend_fn)(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclSend is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclSend is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 36), (uintptr_t)sendbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__resolve(&cubind__nccl_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_ncclSend);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)sendbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 10.0);
 }
 
 ncclResult_t cubind_nccl_send(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)slow_ncclSend, &cubind__nccl_offsets[36]);
+    cubind__ncclSend_fn cubind_fn = (cubind__ncclSend_fn)cubind__target((cubind__fnptr)cubind__slow_ncclSend, &cubind__nccl_offsets[36]);
     ncclResult_t cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclRecv_fn)(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream);
-
-/* What the wrapper calls until ncclRecv is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
+/* What the wrapper calls until ncclRecv is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 37), (uintptr_t)recvbuff, (unsigned long long)count, (long long)datatype, (long long)peer, (uintptr_t)comm, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__resolve(&cubind__nccl_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_ncclRecv);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_89((uintptr_t)recvbuff, count, datatype, peer, (uintptr_t)comm, (uintptr_t)stream, 11.0);
 }
 
 ncclResult_t cubind_nccl_recv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)slow_ncclRecv, &cubind__nccl_offsets[37]);
+    cubind__ncclRecv_fn cubind_fn = (cubind__ncclRecv_fn)cubind__target((cubind__fnptr)cubind__slow_ncclRecv, &cubind__nccl_offsets[37]);
     ncclResult_t cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGroupStart_fn)(void);
-
-/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
+/* What the wrapper calls until ncclGroupStart is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGroupStart(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 38));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__resolve(&cubind__nccl_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupStart);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_22(14, (cubind__fnptr)cubind__slow_ncclGroupStart);
 }
 
 ncclResult_t cubind_nccl_group_start(void)
 {
-    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)slow_ncclGroupStart, &cubind__nccl_offsets[38]);
+    cubind__ncclGroupStart_fn cubind_fn = (cubind__ncclGroupStart_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGroupStart, &cubind__nccl_offsets[38]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGroupEnd_fn)(void);
-
-/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
+/* What the wrapper calls until ncclGroupEnd is resolved, and every call while tracing: the slow path
+ * of its shape, 22 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGroupEnd(void)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 39));
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupEnd);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn();
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_22(15, (cubind__fnptr)cubind__slow_ncclGroupEnd);
 }
 
 ncclResult_t cubind_nccl_group_end(void)
 {
-    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
+    cubind__ncclGroupEnd_fn cubind_fn = (cubind__ncclGroupEnd_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGroupEnd, &cubind__nccl_offsets[39]);
     ncclResult_t cubind_status = cubind_fn();
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef ncclResult_t (*cubind__ncclGroupSimulateEnd_fn)(ncclSimInfo_t *simInfo);
-
-/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+/* What the wrapper calls until ncclGroupSimulateEnd is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD ncclResult_t cubind__slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NCCL, 40), (uintptr_t)simInfo);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__resolve(&cubind__nccl_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_ncclGroupSimulateEnd);
-    ncclResult_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (ncclResult_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(simInfo);
-        if (cubind_status != ncclSuccess)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != ncclSuccess)
-        return (ncclResult_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (ncclResult_t)cubind__shape_87((uintptr_t)simInfo, 35, (cubind__fnptr)cubind__slow_ncclGroupSimulateEnd);
 }
 
 ncclResult_t cubind_nccl_group_simulate_end(ncclSimInfo_t *simInfo)
 {
-    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
+    cubind__ncclGroupSimulateEnd_fn cubind_fn = (cubind__ncclGroupSimulateEnd_fn)cubind__target((cubind__fnptr)cubind__slow_ncclGroupSimulateEnd, &cubind__nccl_offsets[40]);
     ncclResult_t cubind_status = cubind_fn(simInfo);
     if (CUBIND_UNLIKELY(cubind_status != ncclSuccess))
-        return (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+        return (ncclResult_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

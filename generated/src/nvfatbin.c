@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -37,8 +38,9 @@ cubind_slot *const cubind_nvfatbin_slots_e1584f49d2cc = (cubind_slot *)cubind__n
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvfatbin_symbols {
     cubind__symbol_table table;
     struct names {
@@ -64,44 +66,51 @@ const struct cubind__nvfatbin_symbols {
         char wrapper_cubind_nvfatbin_add_index[26];
         char symbol_nvFatbinAddReloc[17];
         char wrapper_cubind_nvfatbin_add_reloc[26];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[13];
-        char trace_1[43];
-        char trace_2[20];
-        char trace_3[57];
-        char trace_4[41];
-        char trace_5[17];
-        char trace_6[19];
-        char trace_7[17];
-        char trace_8[35];
-        char trace_9[23];
-        char enum_0_0[17];
-        char enum_0_1[24];
-        char enum_0_2[33];
-        char enum_0_3[33];
-        char enum_0_4[35];
-        char enum_0_5[28];
-        char enum_0_6[34];
-        char enum_0_7[40];
-        char enum_0_8[35];
-        char enum_0_9[28];
-        char enum_0_10[28];
-        char enum_0_11[27];
-        char enum_0_12[32];
-        char enum_0_13[33];
-        char enum_0_14[30];
-        char enum_0_15[29];
-        char enum_0_16[32];
-        char enum_0_17[35];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[13];
+        char trace_1[29];
+        char trace_2[6];
+        char trace_3[37];
+        char trace_4[21];
+        char trace_5[9];
+        char trace_6[14];
+        char trace_7[17];
+        char trace_8[15];
+        char trace_9[12];
+        char param_0[7];
+        char param_1[11];
+        char param_2[16];
+        char param_3[5];
+        char param_4[5];
+        char enum_0[10];
+        char enum_0_0[8];
+        char enum_0_1[15];
+        char enum_0_2[24];
+        char enum_0_3[24];
+        char enum_0_4[26];
+        char enum_0_5[19];
+        char enum_0_6[25];
+        char enum_0_7[31];
+        char enum_0_8[26];
+        char enum_0_9[19];
+        char enum_0_10[19];
+        char enum_0_11[18];
+        char enum_0_12[23];
+        char enum_0_13[24];
+        char enum_0_14[21];
+        char enum_0_15[20];
+        char enum_0_16[23];
+        char enum_0_17[26];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[5];
     cubind__trace_enum_range enums[1];
-    long long values[18];
-    unsigned value_names[18];
+    int values[18];
+    unsigned short value_names[18];
 #endif
 } cubind__nvfatbin_symbols = {
     {CUBIND_LIB_NVFATBIN, SYMBOL_COUNT, offsetof(struct cubind__nvfatbin_symbols, names),
@@ -134,38 +143,9 @@ const struct cubind__nvfatbin_symbols {
         "cubind_nvfatbin_add_index",
         "nvFatbinAddReloc",
         "cubind_nvfatbin_add_reloc",
-#if !defined(CUBIND_NO_TRACE)
-        "p;e0:result;",
-        "s;phandle_indirect;poptions;uoptionsCount;",
-        "s;phandle_indirect;",
-        "s;phandle;pcode;usize;parch;pidentifier;poptionsCmdLine;",
-        "s;phandle;pcode;usize;parch;pidentifier;",
-        "s;phandle;psize;",
-        "s;phandle;pbuffer;",
-        "s;pmajor;pminor;",
-        "s;phandle;pcode;usize;pidentifier;",
-        "s;phandle;pcode;usize;",
-        "NVFATBIN_SUCCESS",
-        "NVFATBIN_ERROR_INTERNAL",
-        "NVFATBIN_ERROR_ELF_ARCH_MISMATCH",
-        "NVFATBIN_ERROR_ELF_SIZE_MISMATCH",
-        "NVFATBIN_ERROR_MISSING_PTX_VERSION",
-        "NVFATBIN_ERROR_NULL_POINTER",
-        "NVFATBIN_ERROR_COMPRESSION_FAILED",
-        "NVFATBIN_ERROR_COMPRESSED_SIZE_EXCEEDED",
-        "NVFATBIN_ERROR_UNRECOGNIZED_OPTION",
-        "NVFATBIN_ERROR_INVALID_ARCH",
-        "NVFATBIN_ERROR_INVALID_NVVM",
-        "NVFATBIN_ERROR_EMPTY_INPUT",
-        "NVFATBIN_ERROR_MISSING_PTX_ARCH",
-        "NVFATBIN_ERROR_PTX_ARCH_MISMATCH",
-        "NVFATBIN_ERROR_MISSING_FATBIN",
-        "NVFATBIN_ERROR_INVALID_INDEX",
-        "NVFATBIN_ERROR_IDENTIFIER_REUSE",
-        "NVFATBIN_ERROR_INTERNAL_PTX_OPTION",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvfatbin_symbols, member)
     {
         {AT(symbol_nvFatbinGetErrorString), AT(symbol_nvFatbinGetErrorString), AT(wrapper_cubind_nvfatbin_get_error_string)},
@@ -181,22 +161,65 @@ const struct cubind__nvfatbin_symbols {
         {AT(symbol_nvFatbinAddReloc), AT(symbol_nvFatbinAddReloc), AT(wrapper_cubind_nvfatbin_add_reloc)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 5, 1, sizeof(int)},
     {
-        AT(trace_0), /* nvFatbinGetErrorString */
-        AT(trace_1), /* nvFatbinCreate */
-        AT(trace_2), /* nvFatbinDestroy */
-        AT(trace_3), /* nvFatbinAddPTX */
-        AT(trace_4), /* nvFatbinAddCubin */
-        AT(trace_3), /* nvFatbinAddLTOIR */
-        AT(trace_5), /* nvFatbinSize */
-        AT(trace_6), /* nvFatbinGet */
-        AT(trace_7), /* nvFatbinVersion */
-        AT(trace_8), /* nvFatbinAddIndex */
-        AT(trace_9), /* nvFatbinAddReloc */
+        "p;e0:result;",
+        "s;p\202;poptions;uoptionsCount;",
+        "s;p\202;",
+        "s;p\200;p\204;u\203;parch;p\201;poptionsCmdLine;",
+        "s;p\200;p\204;u\203;parch;p\201;",
+        "s;p\200;p\203;",
+        "s;p\200;pbuffer;",
+        "s;pmajor;pminor;",
+        "s;p\200;p\204;u\203;p\201;",
+        "s;p\200;p\204;u\203;",
+        "handle",
+        "identifier",
+        "handle_indirect",
+        "size",
+        "code",
+        "NVFATBIN_",
+        "SUCCESS",
+        "ERROR_INTERNAL",
+        "ERROR_ELF_ARCH_MISMATCH",
+        "ERROR_ELF_SIZE_MISMATCH",
+        "ERROR_MISSING_PTX_VERSION",
+        "ERROR_NULL_POINTER",
+        "ERROR_COMPRESSION_FAILED",
+        "ERROR_COMPRESSED_SIZE_EXCEEDED",
+        "ERROR_UNRECOGNIZED_OPTION",
+        "ERROR_INVALID_ARCH",
+        "ERROR_INVALID_NVVM",
+        "ERROR_EMPTY_INPUT",
+        "ERROR_MISSING_PTX_ARCH",
+        "ERROR_PTX_ARCH_MISMATCH",
+        "ERROR_MISSING_FATBIN",
+        "ERROR_INVALID_INDEX",
+        "ERROR_IDENTIFIER_REUSE",
+        "ERROR_INTERNAL_PTX_OPTION",
     },
     {
-        {0, 18}, /* nvFatbinResult */
+        TRACE_AT(trace_0), /* nvFatbinGetErrorString */
+        TRACE_AT(trace_1), /* nvFatbinCreate */
+        TRACE_AT(trace_2), /* nvFatbinDestroy */
+        TRACE_AT(trace_3), /* nvFatbinAddPTX */
+        TRACE_AT(trace_4), /* nvFatbinAddCubin */
+        TRACE_AT(trace_3), /* nvFatbinAddLTOIR */
+        TRACE_AT(trace_5), /* nvFatbinSize */
+        TRACE_AT(trace_6), /* nvFatbinGet */
+        TRACE_AT(trace_7), /* nvFatbinVersion */
+        TRACE_AT(trace_8), /* nvFatbinAddIndex */
+        TRACE_AT(trace_9), /* nvFatbinAddReloc */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 18}, /* nvFatbinResult */
     },
     {
         0,
@@ -219,42 +242,66 @@ const struct cubind__nvfatbin_symbols {
         17,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvfatbin_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvfatbin_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, index, status);
+}
 
+/* Each function's type. */
 typedef const char *(*cubind__nvFatbinGetErrorString_fn)(nvFatbinResult result);
+typedef nvFatbinResult (*cubind__nvFatbinCreate_fn)(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
+typedef nvFatbinResult (*cubind__nvFatbinDestroy_fn)(nvFatbinHandle *handle_indirect);
+typedef nvFatbinResult (*cubind__nvFatbinAddPTX_fn)(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+typedef nvFatbinResult (*cubind__nvFatbinAddCubin_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
+typedef nvFatbinResult (*cubind__nvFatbinAddLTOIR_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
+typedef nvFatbinResult (*cubind__nvFatbinSize_fn)(nvFatbinHandle handle, size_t *size);
+typedef nvFatbinResult (*cubind__nvFatbinGet_fn)(nvFatbinHandle handle, void *buffer);
+typedef nvFatbinResult (*cubind__nvFatbinVersion_fn)(unsigned int *major, unsigned int *minor);
+typedef nvFatbinResult (*cubind__nvFatbinAddIndex_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *identifier);
+typedef nvFatbinResult (*cubind__nvFatbinAddReloc_fn)(nvFatbinHandle handle, const void *code, size_t size);
 
 /* What the wrapper calls until nvFatbinGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvFatbinGetErrorString(nvFatbinResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 0), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVFATBIN, 0), (cubind__word)result);
     static const char cubind_text[] = "nvFatbinGetErrorString was not called: cubind could not load libnvfatbin or find the function in it (cubind_last_error() says why)";
     cubind__nvFatbinGetErrorString_fn cubind_fn = (cubind__nvFatbinGetErrorString_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 0, NULL, (cubind__fnptr)slow_nvFatbinGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -264,352 +311,172 @@ const char *cubind_nvfatbin_get_error_string(nvFatbinResult result)
     return cubind_fn(result);
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinCreate_fn)(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount);
-
-/* What the wrapper calls until nvFatbinCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
+/* What the wrapper calls until nvFatbinCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 1), (uintptr_t)handle_indirect, (uintptr_t)options, (unsigned long long)optionsCount);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinCreate);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle_indirect, options, optionsCount);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_108((uintptr_t)handle_indirect, (uintptr_t)options, optionsCount, 74, (cubind__fnptr)cubind__slow_nvFatbinCreate);
 }
 
 nvFatbinResult cubind_nvfatbin_create(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)
 {
-    cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__target((cubind__fnptr)slow_nvFatbinCreate, &cubind__nvfatbin_offsets[1]);
+    cubind__nvFatbinCreate_fn cubind_fn = (cubind__nvFatbinCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinCreate, &cubind__nvfatbin_offsets[1]);
     nvFatbinResult cubind_status = cubind_fn(handle_indirect, options, optionsCount);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 1, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinDestroy_fn)(nvFatbinHandle *handle_indirect);
-
-/* What the wrapper calls until nvFatbinDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect)
+/* What the wrapper calls until nvFatbinDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinDestroy(nvFatbinHandle *handle_indirect)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 2), (uintptr_t)handle_indirect);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinDestroy);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle_indirect);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_110((uintptr_t)handle_indirect, 19, (cubind__fnptr)cubind__slow_nvFatbinDestroy);
 }
 
 nvFatbinResult cubind_nvfatbin_destroy(nvFatbinHandle *handle_indirect)
 {
-    cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__target((cubind__fnptr)slow_nvFatbinDestroy, &cubind__nvfatbin_offsets[2]);
+    cubind__nvFatbinDestroy_fn cubind_fn = (cubind__nvFatbinDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinDestroy, &cubind__nvfatbin_offsets[2]);
     nvFatbinResult cubind_status = cubind_fn(handle_indirect);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 2, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddPTX_fn)(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
-
-/* What the wrapper calls until nvFatbinAddPTX is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
+/* What the wrapper calls until nvFatbinAddPTX is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 3), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddPTX);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_89((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 23.0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_ptx(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddPTX, &cubind__nvfatbin_offsets[3]);
+    cubind__nvFatbinAddPTX_fn cubind_fn = (cubind__nvFatbinAddPTX_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddPTX, &cubind__nvfatbin_offsets[3]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 3, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddCubin_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier);
-
-/* What the wrapper calls until nvFatbinAddCubin is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
+/* What the wrapper calls until nvFatbinAddCubin is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 4), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)arch, (uintptr_t)identifier);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddCubin);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, arch, identifier);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_75((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, 79);
 }
 
 nvFatbinResult cubind_nvfatbin_add_cubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)
 {
-    cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddCubin, &cubind__nvfatbin_offsets[4]);
+    cubind__nvFatbinAddCubin_fn cubind_fn = (cubind__nvFatbinAddCubin_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddCubin, &cubind__nvfatbin_offsets[4]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 4, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddLTOIR_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine);
-
-/* What the wrapper calls until nvFatbinAddLTOIR is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
+/* What the wrapper calls until nvFatbinAddLTOIR is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 5), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddLTOIR);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_89((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)arch, (uintptr_t)identifier, (uintptr_t)optionsCmdLine, 24.0);
 }
 
 nvFatbinResult cubind_nvfatbin_add_ltoir(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)
 {
-    cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddLTOIR, &cubind__nvfatbin_offsets[5]);
+    cubind__nvFatbinAddLTOIR_fn cubind_fn = (cubind__nvFatbinAddLTOIR_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddLTOIR, &cubind__nvfatbin_offsets[5]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 5, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinSize_fn)(nvFatbinHandle handle, size_t *size);
-
-/* What the wrapper calls until nvFatbinSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinSize(nvFatbinHandle handle, size_t *size)
+/* What the wrapper calls until nvFatbinSize is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinSize(nvFatbinHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 6), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinSize);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_111((uintptr_t)handle, (uintptr_t)size, 15, (cubind__fnptr)cubind__slow_nvFatbinSize);
 }
 
 nvFatbinResult cubind_nvfatbin_size(nvFatbinHandle handle, size_t *size)
 {
-    cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__target((cubind__fnptr)slow_nvFatbinSize, &cubind__nvfatbin_offsets[6]);
+    cubind__nvFatbinSize_fn cubind_fn = (cubind__nvFatbinSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinSize, &cubind__nvfatbin_offsets[6]);
     nvFatbinResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 6, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinGet_fn)(nvFatbinHandle handle, void *buffer);
-
-/* What the wrapper calls until nvFatbinGet is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinGet(nvFatbinHandle handle, void *buffer)
+/* What the wrapper calls until nvFatbinGet is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinGet(nvFatbinHandle handle, void *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 7), (uintptr_t)handle, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinGet);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, buffer);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_111((uintptr_t)handle, (uintptr_t)buffer, 16, (cubind__fnptr)cubind__slow_nvFatbinGet);
 }
 
 nvFatbinResult cubind_nvfatbin_get(nvFatbinHandle handle, void *buffer)
 {
-    cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__target((cubind__fnptr)slow_nvFatbinGet, &cubind__nvfatbin_offsets[7]);
+    cubind__nvFatbinGet_fn cubind_fn = (cubind__nvFatbinGet_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinGet, &cubind__nvfatbin_offsets[7]);
     nvFatbinResult cubind_status = cubind_fn(handle, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 7, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinVersion_fn)(unsigned int *major, unsigned int *minor);
-
-/* What the wrapper calls until nvFatbinVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinVersion(unsigned int *major, unsigned int *minor)
+/* What the wrapper calls until nvFatbinVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinVersion(unsigned int *major, unsigned int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 8), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinVersion);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_111((uintptr_t)major, (uintptr_t)minor, 17, (cubind__fnptr)cubind__slow_nvFatbinVersion);
 }
 
 nvFatbinResult cubind_nvfatbin_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__target((cubind__fnptr)slow_nvFatbinVersion, &cubind__nvfatbin_offsets[8]);
+    cubind__nvFatbinVersion_fn cubind_fn = (cubind__nvFatbinVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinVersion, &cubind__nvfatbin_offsets[8]);
     nvFatbinResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 8, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddIndex_fn)(nvFatbinHandle handle, const void *code, size_t size, const char *identifier);
-
-/* What the wrapper calls until nvFatbinAddIndex is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)
+/* What the wrapper calls until nvFatbinAddIndex is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 9), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size, (uintptr_t)identifier);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddIndex_fn cubind_fn = (cubind__nvFatbinAddIndex_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddIndex);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size, identifier);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_86((uintptr_t)handle, (uintptr_t)code, size, (uintptr_t)identifier, 85, (cubind__fnptr)cubind__slow_nvFatbinAddIndex);
 }
 
 nvFatbinResult cubind_nvfatbin_add_index(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)
 {
-    cubind__nvFatbinAddIndex_fn cubind_fn = (cubind__nvFatbinAddIndex_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddIndex, &cubind__nvfatbin_offsets[9]);
+    cubind__nvFatbinAddIndex_fn cubind_fn = (cubind__nvFatbinAddIndex_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddIndex, &cubind__nvfatbin_offsets[9]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size, identifier);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 9, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvFatbinResult (*cubind__nvFatbinAddReloc_fn)(nvFatbinHandle handle, const void *code, size_t size);
-
-/* What the wrapper calls until nvFatbinAddReloc is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvFatbinResult slow_nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)
+/* What the wrapper calls until nvFatbinAddReloc is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvFatbinResult cubind__slow_nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVFATBIN, 10), (uintptr_t)handle, (uintptr_t)code, (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvFatbinAddReloc_fn cubind_fn = (cubind__nvFatbinAddReloc_fn)cubind__resolve(&cubind__nvfatbin_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvFatbinAddReloc);
-    nvFatbinResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvFatbinResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, code, size);
-        if (cubind_status != NVFATBIN_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVFATBIN_SUCCESS)
-        return (nvFatbinResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvFatbinResult)cubind__shape_108((uintptr_t)handle, (uintptr_t)code, size, 75, (cubind__fnptr)cubind__slow_nvFatbinAddReloc);
 }
 
 nvFatbinResult cubind_nvfatbin_add_reloc(nvFatbinHandle handle, const void *code, size_t size)
 {
-    cubind__nvFatbinAddReloc_fn cubind_fn = (cubind__nvFatbinAddReloc_fn)cubind__target((cubind__fnptr)slow_nvFatbinAddReloc, &cubind__nvfatbin_offsets[10]);
+    cubind__nvFatbinAddReloc_fn cubind_fn = (cubind__nvFatbinAddReloc_fn)cubind__target((cubind__fnptr)cubind__slow_nvFatbinAddReloc, &cubind__nvfatbin_offsets[10]);
     nvFatbinResult cubind_status = cubind_fn(handle, code, size);
     if (CUBIND_UNLIKELY(cubind_status != NVFATBIN_SUCCESS))
-        return (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 10, (int)cubind_status);
+        return (nvFatbinResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

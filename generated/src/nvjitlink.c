@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_nvjitlink_slots_73c6ecd40f5f = (cubind_slot *)cubind__
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvjitlink_symbols {
     cubind__symbol_table table;
     struct names {
@@ -78,34 +80,38 @@ const struct cubind__nvjitlink_symbols {
         char wrapper_cubind_nvjitlink_get_info_log[30];
         char symbol_nvJitLinkVersion[17];
         char wrapper_cubind_nvjitlink_version[25];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[32];
-        char trace_1[11];
-        char trace_2[42];
-        char trace_3[34];
-        char trace_4[17];
-        char trace_5[18];
-        char trace_6[16];
-        char trace_7[16];
-        char trace_8[17];
-        char enum_0_0[21];
-        char enum_0_1[22];
-        char enum_0_2[20];
-        char enum_0_3[22];
-        char enum_0_4[23];
-        char enum_0_5[23];
-        char enum_0_6[24];
-        char enum_0_7[22];
-        char enum_0_8[20];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[27];
+        char trace_1[6];
+        char trace_2[29];
+        char trace_3[21];
+        char trace_4[12];
+        char trace_5[13];
+        char trace_6[11];
+        char trace_7[11];
+        char trace_8[17];
+        char param_0[7];
+        char param_1[10];
+        char enum_0[17];
+        char enum_0_0[5];
+        char enum_0_1[6];
+        char enum_0_2[4];
+        char enum_0_3[6];
+        char enum_0_4[7];
+        char enum_0_5[7];
+        char enum_0_6[8];
+        char enum_0_7[6];
+        char enum_0_8[4];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[2];
     cubind__trace_enum_range enums[1];
-    long long values[9];
-    unsigned value_names[9];
+    int values[9];
+    unsigned short value_names[9];
 #endif
 } cubind__nvjitlink_symbols = {
     {CUBIND_LIB_NVJITLINK, SYMBOL_COUNT, offsetof(struct cubind__nvjitlink_symbols, names),
@@ -157,28 +163,9 @@ const struct cubind__nvjitlink_symbols {
         "cubind_nvjitlink_get_info_log",
         "nvJitLinkVersion",
         "cubind_nvjitlink_version",
-#if !defined(CUBIND_NO_TRACE)
-        "s;phandle;unumOptions;poptions;",
-        "s;phandle;",
-        "s;phandle;e0:inputType;pdata;usize;pname;",
-        "s;phandle;e0:inputType;pfileName;",
-        "s;phandle;psize;",
-        "s;phandle;pcubin;",
-        "s;phandle;pptx;",
-        "s;phandle;plog;",
-        "s;pmajor;pminor;",
-        "NVJITLINK_INPUT_NONE",
-        "NVJITLINK_INPUT_CUBIN",
-        "NVJITLINK_INPUT_PTX",
-        "NVJITLINK_INPUT_LTOIR",
-        "NVJITLINK_INPUT_FATBIN",
-        "NVJITLINK_INPUT_OBJECT",
-        "NVJITLINK_INPUT_LIBRARY",
-        "NVJITLINK_INPUT_INDEX",
-        "NVJITLINK_INPUT_ANY",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvjitlink_symbols, member)
     {
         {AT(symbol___nvJitLinkCreate_13_0), AT(name_nvJitLinkCreate), AT(wrapper_cubind_nvjitlink_create)},
@@ -197,25 +184,52 @@ const struct cubind__nvjitlink_symbols {
         {AT(symbol_nvJitLinkVersion), AT(symbol_nvJitLinkVersion), AT(wrapper_cubind_nvjitlink_version)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 2, 1, sizeof(int)},
     {
-        AT(trace_0), /* __nvJitLinkCreate_13_0 */
-        AT(trace_1), /* __nvJitLinkDestroy_13_0 */
-        AT(trace_2), /* __nvJitLinkAddData_13_0 */
-        AT(trace_3), /* __nvJitLinkAddFile_13_0 */
-        AT(trace_1), /* __nvJitLinkComplete_13_0 */
-        AT(trace_4), /* __nvJitLinkGetLinkedCubinSize_13_0 */
-        AT(trace_5), /* __nvJitLinkGetLinkedCubin_13_0 */
-        AT(trace_4), /* __nvJitLinkGetLinkedPtxSize_13_0 */
-        AT(trace_6), /* __nvJitLinkGetLinkedPtx_13_0 */
-        AT(trace_4), /* __nvJitLinkGetErrorLogSize_13_0 */
-        AT(trace_7), /* __nvJitLinkGetErrorLog_13_0 */
-        AT(trace_4), /* __nvJitLinkGetInfoLogSize_13_0 */
-        AT(trace_7), /* __nvJitLinkGetInfoLog_13_0 */
-        AT(trace_8), /* nvJitLinkVersion */
+        "s;p\200;unumOptions;poptions;",
+        "s;p\200;",
+        "s;p\200;e0:\201;pdata;usize;pname;",
+        "s;p\200;e0:\201;pfileName;",
+        "s;p\200;psize;",
+        "s;p\200;pcubin;",
+        "s;p\200;pptx;",
+        "s;p\200;plog;",
+        "s;pmajor;pminor;",
+        "handle",
+        "inputType",
+        "NVJITLINK_INPUT_",
+        "NONE",
+        "CUBIN",
+        "PTX",
+        "LTOIR",
+        "FATBIN",
+        "OBJECT",
+        "LIBRARY",
+        "INDEX",
+        "ANY",
     },
     {
-        {0, 9}, /* nvJitLinkInputType */
+        TRACE_AT(trace_0), /* __nvJitLinkCreate_13_0 */
+        TRACE_AT(trace_1), /* __nvJitLinkDestroy_13_0 */
+        TRACE_AT(trace_2), /* __nvJitLinkAddData_13_0 */
+        TRACE_AT(trace_3), /* __nvJitLinkAddFile_13_0 */
+        TRACE_AT(trace_1), /* __nvJitLinkComplete_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetLinkedCubinSize_13_0 */
+        TRACE_AT(trace_5), /* __nvJitLinkGetLinkedCubin_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetLinkedPtxSize_13_0 */
+        TRACE_AT(trace_6), /* __nvJitLinkGetLinkedPtx_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetErrorLogSize_13_0 */
+        TRACE_AT(trace_7), /* __nvJitLinkGetErrorLog_13_0 */
+        TRACE_AT(trace_4), /* __nvJitLinkGetInfoLogSize_13_0 */
+        TRACE_AT(trace_7), /* __nvJitLinkGetInfoLog_13_0 */
+        TRACE_AT(trace_8), /* nvJitLinkVersion */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 9}, /* nvJitLinkInputType */
     },
     {
         0,
@@ -229,507 +243,284 @@ const struct cubind__nvjitlink_symbols {
         10,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
-
-/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+_Static_assert(sizeof(cubind__nvjitlink_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvjitlink_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 0), (uintptr_t)handle, (unsigned long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkCreate_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, numOptions, options);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef nvJitLinkResult (*cubind____nvJitLinkCreate_13_0_fn)(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options);
+typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
+typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
+typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
+typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
+
+/* What the wrapper calls until __nvJitLinkCreate_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
+{
+    return (nvJitLinkResult)cubind__shape_91((uintptr_t)handle, numOptions, (uintptr_t)options, 45, (cubind__fnptr)cubind__slow___nvJitLinkCreate_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_create(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)
 {
-    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkCreate_13_0, &cubind__nvjitlink_offsets[0]);
+    cubind____nvJitLinkCreate_13_0_fn cubind_fn = (cubind____nvJitLinkCreate_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkCreate_13_0, &cubind__nvjitlink_offsets[0]);
     nvJitLinkResult cubind_status = cubind_fn(handle, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkDestroy_13_0_fn)(nvJitLinkHandle *handle);
-
-/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
+/* What the wrapper calls until __nvJitLinkDestroy_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 1), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkDestroy_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_87((uintptr_t)handle, 27, (cubind__fnptr)cubind__slow___nvJitLinkDestroy_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_destroy(nvJitLinkHandle *handle)
 {
-    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkDestroy_13_0, &cubind__nvjitlink_offsets[1]);
+    cubind____nvJitLinkDestroy_13_0_fn cubind_fn = (cubind____nvJitLinkDestroy_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkDestroy_13_0, &cubind__nvjitlink_offsets[1]);
     nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkAddData_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
-
-/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
+/* What the wrapper calls until __nvJitLinkAddData_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 2), (uintptr_t)handle, (long long)inputType, (uintptr_t)data, (unsigned long long)size, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddData_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, inputType, data, size, name);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_75((uintptr_t)handle, inputType, (uintptr_t)data, size, (uintptr_t)name, 51);
 }
 
 nvJitLinkResult cubind_nvjitlink_add_data(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)
 {
-    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddData_13_0, &cubind__nvjitlink_offsets[2]);
+    cubind____nvJitLinkAddData_13_0_fn cubind_fn = (cubind____nvJitLinkAddData_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkAddData_13_0, &cubind__nvjitlink_offsets[2]);
     nvJitLinkResult cubind_status = cubind_fn(handle, inputType, data, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkAddFile_13_0_fn)(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
-
-/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
+/* What the wrapper calls until __nvJitLinkAddFile_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 3), (uintptr_t)handle, (long long)inputType, (uintptr_t)fileName);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkAddFile_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, inputType, fileName);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_91((uintptr_t)handle, inputType, (uintptr_t)fileName, 46, (cubind__fnptr)cubind__slow___nvJitLinkAddFile_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_add_file(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)
 {
-    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkAddFile_13_0, &cubind__nvjitlink_offsets[3]);
+    cubind____nvJitLinkAddFile_13_0_fn cubind_fn = (cubind____nvJitLinkAddFile_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkAddFile_13_0, &cubind__nvjitlink_offsets[3]);
     nvJitLinkResult cubind_status = cubind_fn(handle, inputType, fileName);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkComplete_13_0_fn)(nvJitLinkHandle handle);
-
-/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
+/* What the wrapper calls until __nvJitLinkComplete_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkComplete_13_0(nvJitLinkHandle handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 4), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkComplete_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_87((uintptr_t)handle, 28, (cubind__fnptr)cubind__slow___nvJitLinkComplete_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_complete(nvJitLinkHandle handle)
 {
-    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkComplete_13_0, &cubind__nvjitlink_offsets[4]);
+    cubind____nvJitLinkComplete_13_0_fn cubind_fn = (cubind____nvJitLinkComplete_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkComplete_13_0, &cubind__nvjitlink_offsets[4]);
     nvJitLinkResult cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetLinkedCubinSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 5), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 68, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubinSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubinSize_13_0, &cubind__nvjitlink_offsets[5]);
+    cubind____nvJitLinkGetLinkedCubinSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubinSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubinSize_13_0, &cubind__nvjitlink_offsets[5]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedCubin_13_0_fn)(nvJitLinkHandle handle, void *cubin);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
+/* What the wrapper calls until __nvJitLinkGetLinkedCubin_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 6), (uintptr_t)handle, (uintptr_t)cubin);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, cubin);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)cubin, 69, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubin_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_cubin(nvJitLinkHandle handle, void *cubin)
 {
-    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedCubin_13_0, &cubind__nvjitlink_offsets[6]);
+    cubind____nvJitLinkGetLinkedCubin_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedCubin_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedCubin_13_0, &cubind__nvjitlink_offsets[6]);
     nvJitLinkResult cubind_status = cubind_fn(handle, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetLinkedPtxSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 7), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 70, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtxSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtxSize_13_0, &cubind__nvjitlink_offsets[7]);
+    cubind____nvJitLinkGetLinkedPtxSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtxSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtxSize_13_0, &cubind__nvjitlink_offsets[7]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetLinkedPtx_13_0_fn)(nvJitLinkHandle handle, char *ptx);
-
-/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
+/* What the wrapper calls until __nvJitLinkGetLinkedPtx_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 8), (uintptr_t)handle, (uintptr_t)ptx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, ptx);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)ptx, 71, (cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtx_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_linked_ptx(nvJitLinkHandle handle, char *ptx)
 {
-    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetLinkedPtx_13_0, &cubind__nvjitlink_offsets[8]);
+    cubind____nvJitLinkGetLinkedPtx_13_0_fn cubind_fn = (cubind____nvJitLinkGetLinkedPtx_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetLinkedPtx_13_0, &cubind__nvjitlink_offsets[8]);
     nvJitLinkResult cubind_status = cubind_fn(handle, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetErrorLogSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 9), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 72, (cubind__fnptr)cubind__slow___nvJitLinkGetErrorLogSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLogSize_13_0, &cubind__nvjitlink_offsets[9]);
+    cubind____nvJitLinkGetErrorLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLogSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetErrorLogSize_13_0, &cubind__nvjitlink_offsets[9]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetErrorLog_13_0_fn)(nvJitLinkHandle handle, char *log);
-
-/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
+/* What the wrapper calls until __nvJitLinkGetErrorLog_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 10), (uintptr_t)handle, (uintptr_t)log);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, log);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)log, 73, (cubind__fnptr)cubind__slow___nvJitLinkGetErrorLog_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_error_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetErrorLog_13_0, &cubind__nvjitlink_offsets[10]);
+    cubind____nvJitLinkGetErrorLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetErrorLog_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetErrorLog_13_0, &cubind__nvjitlink_offsets[10]);
     nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLogSize_13_0_fn)(nvJitLinkHandle handle, size_t *size);
-
-/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
+/* What the wrapper calls until __nvJitLinkGetInfoLogSize_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 11), (uintptr_t)handle, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, size);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)size, 74, (cubind__fnptr)cubind__slow___nvJitLinkGetInfoLogSize_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log_size(nvJitLinkHandle handle, size_t *size)
 {
-    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLogSize_13_0, &cubind__nvjitlink_offsets[11]);
+    cubind____nvJitLinkGetInfoLogSize_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLogSize_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetInfoLogSize_13_0, &cubind__nvjitlink_offsets[11]);
     nvJitLinkResult cubind_status = cubind_fn(handle, size);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind____nvJitLinkGetInfoLog_13_0_fn)(nvJitLinkHandle handle, char *log);
-
-/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
+/* What the wrapper calls until __nvJitLinkGetInfoLog_13_0 is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 12), (uintptr_t)handle, (uintptr_t)log);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, log);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)handle, (uintptr_t)log, 75, (cubind__fnptr)cubind__slow___nvJitLinkGetInfoLog_13_0);
 }
 
 nvJitLinkResult cubind_nvjitlink_get_info_log(nvJitLinkHandle handle, char *log)
 {
-    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__target((cubind__fnptr)slow___nvJitLinkGetInfoLog_13_0, &cubind__nvjitlink_offsets[12]);
+    cubind____nvJitLinkGetInfoLog_13_0_fn cubind_fn = (cubind____nvJitLinkGetInfoLog_13_0_fn)cubind__target((cubind__fnptr)cubind__slow___nvJitLinkGetInfoLog_13_0, &cubind__nvjitlink_offsets[12]);
     nvJitLinkResult cubind_status = cubind_fn(handle, log);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvJitLinkResult (*cubind__nvJitLinkVersion_fn)(unsigned int *major, unsigned int *minor);
-
-/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
+/* What the wrapper calls until nvJitLinkVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvJitLinkResult cubind__slow_nvJitLinkVersion(unsigned int *major, unsigned int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJITLINK, 13), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__resolve(&cubind__nvjitlink_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvJitLinkVersion);
-    nvJitLinkResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvJitLinkResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVJITLINK_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJITLINK_SUCCESS)
-        return (nvJitLinkResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvJitLinkResult)cubind__shape_90((uintptr_t)major, (uintptr_t)minor, 76, (cubind__fnptr)cubind__slow_nvJitLinkVersion);
 }
 
 nvJitLinkResult cubind_nvjitlink_version(unsigned int *major, unsigned int *minor)
 {
-    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__target((cubind__fnptr)slow_nvJitLinkVersion, &cubind__nvjitlink_offsets[13]);
+    cubind__nvJitLinkVersion_fn cubind_fn = (cubind__nvJitLinkVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvJitLinkVersion, &cubind__nvjitlink_offsets[13]);
     nvJitLinkResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVJITLINK_SUCCESS))
-        return (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
+        return (nvJitLinkResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -37,8 +38,9 @@ cubind_slot *const cubind_nvjpeg_slots_ea1fa8ae8de1 = (cubind_slot *)cubind__nvj
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvjpeg_symbols {
     cubind__symbol_table table;
     struct names {
@@ -206,141 +208,184 @@ const struct cubind__nvjpeg_symbols {
         char wrapper_cubind_nvjpeg_encoder_params_set_restart_interval[50];
         char symbol_nvjpegEncode[13];
         char wrapper_cubind_nvjpeg_encode[21];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[18];
-        char trace_1[37];
-        char trace_2[11];
-        char trace_3[62];
-        char trace_4[20];
-        char trace_5[20];
-        char trace_6[46];
-        char trace_7[24];
-        char trace_8[16];
-        char trace_9[68];
-        char trace_10[76];
-        char trace_11[70];
-        char trace_12[61];
-        char trace_13[90];
-        char trace_14[38];
-        char trace_15[34];
-        char trace_16[18];
-        char trace_17[35];
-        char trace_18[19];
-        char trace_19[36];
-        char trace_20[36];
-        char trace_21[38];
-        char trace_22[49];
-        char trace_23[73];
-        char trace_24[107];
-        char trace_25[101];
-        char trace_26[48];
-        char trace_27[37];
-        char trace_28[25];
-        char trace_29[11];
-        char trace_30[37];
-        char trace_31[22];
-        char trace_32[33];
-        char trace_33[33];
-        char trace_34[24];
-        char trace_35[16];
-        char trace_36[66];
-        char trace_37[38];
-        char trace_38[31];
-        char trace_39[31];
-        char trace_40[32];
-        char trace_41[42];
-        char trace_42[34];
-        char trace_43[27];
-        char trace_44[36];
-        char trace_45[26];
-        char trace_46[18];
-        char trace_47[35];
-        char trace_48[61];
-        char trace_49[30];
-        char trace_50[34];
-        char trace_51[33];
-        char trace_52[52];
-        char trace_53[19];
-        char trace_54[61];
-        char trace_55[38];
-        char trace_56[53];
-        char trace_57[49];
-        char trace_58[87];
-        char trace_59[63];
-        char trace_60[56];
-        char trace_61[56];
-        char trace_62[76];
-        char trace_63[54];
-        char trace_64[39];
-        char trace_65[24];
-        char trace_66[45];
-        char trace_67[45];
-        char trace_68[122];
-        char enum_0_0[14];
-        char enum_0_1[14];
-        char enum_0_2[12];
-        char enum_1_0[23];
-        char enum_1_1[22];
-        char enum_1_2[26];
-        char enum_1_3[24];
-        char enum_1_4[33];
-        char enum_1_5[31];
-        char enum_1_6[29];
-        char enum_2_0[24];
-        char enum_2_1[18];
-        char enum_2_2[16];
-        char enum_2_3[18];
-        char enum_2_4[18];
-        char enum_2_5[19];
-        char enum_2_6[19];
-        char enum_2_7[29];
-        char enum_2_8[19];
-        char enum_2_9[19];
-        char enum_3_0[19];
-        char enum_3_1[15];
-        char enum_3_2[15];
-        char enum_3_3[15];
-        char enum_3_4[15];
-        char enum_3_5[15];
-        char enum_3_6[15];
-        char enum_3_7[16];
-        char enum_3_8[16];
-        char enum_4_0[24];
-        char enum_4_1[29];
-        char enum_4_2[48];
-        char enum_4_3[40];
-        char enum_4_4[33];
-        char enum_5_0[17];
-        char enum_5_1[17];
-        char enum_5_2[17];
-        char enum_5_3[18];
-        char enum_5_4[18];
-        char enum_5_5[18];
-        char enum_6_0[18];
-        char enum_6_1[20];
-        char enum_6_2[20];
-        char enum_6_3[20];
-        char enum_7_0[27];
-        char enum_7_1[26];
-        char enum_7_2[35];
-        char enum_7_3[30];
-        char enum_7_4[33];
-        char enum_7_5[29];
-        char enum_7_6[29];
-        char enum_7_7[30];
-        char enum_7_8[30];
-        char enum_8_0[27];
-        char enum_8_1[23];
-        char enum_8_2[28];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[18];
+        char trace_1[14];
+        char trace_2[6];
+        char trace_3[24];
+        char trace_4[9];
+        char trace_5[9];
+        char trace_6[31];
+        char trace_7[9];
+        char trace_8[6];
+        char trace_9[55];
+        char trace_10[26];
+        char trace_11[34];
+        char trace_12[21];
+        char trace_13[28];
+        char trace_14[15];
+        char trace_15[12];
+        char trace_16[6];
+        char trace_17[12];
+        char trace_18[6];
+        char trace_19[18];
+        char trace_20[18];
+        char trace_21[20];
+        char trace_22[14];
+        char trace_23[34];
+        char trace_24[29];
+        char trace_25[29];
+        char trace_26[18];
+        char trace_27[12];
+        char trace_28[15];
+        char trace_29[6];
+        char trace_30[27];
+        char trace_31[17];
+        char trace_32[21];
+        char trace_33[21];
+        char trace_34[9];
+        char trace_35[6];
+        char trace_36[43];
+        char trace_37[15];
+        char trace_38[21];
+        char trace_39[12];
+        char trace_40[22];
+        char trace_41[23];
+        char trace_42[24];
+        char trace_43[17];
+        char trace_44[9];
+        char trace_45[9];
+        char trace_46[6];
+        char trace_47[11];
+        char trace_48[49];
+        char trace_49[18];
+        char trace_50[22];
+        char trace_51[21];
+        char trace_52[27];
+        char trace_53[6];
+        char trace_54[15];
+        char trace_55[12];
+        char trace_56[15];
+        char trace_57[12];
+        char trace_58[37];
+        char trace_59[18];
+        char trace_60[18];
+        char trace_61[18];
+        char trace_62[24];
+        char trace_63[15];
+        char trace_64[12];
+        char trace_65[9];
+        char trace_66[17];
+        char trace_67[27];
+        char trace_68[50];
+        char param_0[7];
+        char param_1[12];
+        char param_2[14];
+        char param_3[15];
+        char param_4[7];
+        char param_5[14];
+        char param_6[14];
+        char param_7[12];
+        char param_8[19];
+        char param_9[15];
+        char param_10[14];
+        char param_11[13];
+        char param_12[12];
+        char param_13[7];
+        char param_14[13];
+        char param_15[5];
+        char param_16[7];
+        char param_17[12];
+        char param_18[8];
+        char param_19[17];
+        char param_20[8];
+        char param_21[14];
+        char param_22[14];
+        char param_23[14];
+        char param_24[13];
+        char param_25[13];
+        char param_26[7];
+        char param_27[12];
+        char param_28[7];
+        char param_29[11];
+        char param_30[6];
+        char param_31[8];
+        char param_32[8];
+        char enum_0[1];
+        char enum_0_0[14];
+        char enum_0_1[14];
+        char enum_0_2[12];
+        char enum_1[16];
+        char enum_1_0[8];
+        char enum_1_1[7];
+        char enum_1_2[11];
+        char enum_1_3[9];
+        char enum_1_4[18];
+        char enum_1_5[16];
+        char enum_1_6[14];
+        char enum_2[15];
+        char enum_2_0[10];
+        char enum_2_1[4];
+        char enum_2_2[2];
+        char enum_2_3[4];
+        char enum_2_4[4];
+        char enum_2_5[5];
+        char enum_2_6[5];
+        char enum_2_7[15];
+        char enum_2_8[5];
+        char enum_2_9[5];
+        char enum_3[12];
+        char enum_3_0[8];
+        char enum_3_1[4];
+        char enum_3_2[4];
+        char enum_3_3[4];
+        char enum_3_4[4];
+        char enum_3_5[4];
+        char enum_3_6[4];
+        char enum_3_7[5];
+        char enum_3_8[5];
+        char enum_4[17];
+        char enum_4_0[8];
+        char enum_4_1[13];
+        char enum_4_2[32];
+        char enum_4_3[24];
+        char enum_4_4[17];
+        char enum_5[14];
+        char enum_5_0[4];
+        char enum_5_1[4];
+        char enum_5_2[4];
+        char enum_5_3[5];
+        char enum_5_4[5];
+        char enum_5_5[5];
+        char enum_6[14];
+        char enum_6_0[5];
+        char enum_6_1[7];
+        char enum_6_2[7];
+        char enum_6_3[7];
+        char enum_7[20];
+        char enum_7_0[8];
+        char enum_7_1[7];
+        char enum_7_2[16];
+        char enum_7_3[11];
+        char enum_7_4[14];
+        char enum_7_5[10];
+        char enum_7_6[10];
+        char enum_7_7[11];
+        char enum_7_8[11];
+        char enum_8[20];
+        char enum_8_0[8];
+        char enum_8_1[4];
+        char enum_8_2[9];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[33];
     cubind__trace_enum_range enums[9];
-    long long values[56];
-    unsigned value_names[56];
+    int values[56];
+    unsigned short value_names[56];
 #endif
 } cubind__nvjpeg_symbols = {
     {CUBIND_LIB_NVJPEG, SYMBOL_COUNT, offsetof(struct cubind__nvjpeg_symbols, names),
@@ -515,135 +560,9 @@ const struct cubind__nvjpeg_symbols {
         "cubind_nvjpeg_encoder_params_set_restart_interval",
         "nvjpegEncode",
         "cubind_nvjpeg_encode",
-#if !defined(CUBIND_NO_TRACE)
-        "s;e0:type;pvalue;",
-        "s;e1:backend;pdev_allocator;phandle;",
-        "s;phandle;",
-        "s;e1:backend;pdev_allocator;ppinned_allocator;uflags;phandle;",
-        "s;upadding;phandle;",
-        "s;ppadding;phandle;",
-        "s;phandle;pnum_engines;pnum_cores_per_engine;",
-        "s;phandle;pjpeg_handle;",
-        "s;pjpeg_handle;",
-        "s;phandle;pdata;ulength;pnComponents;psubsampling;pwidths;pheights;",
-        "s;phandle;pjpeg_handle;pdata;ulength;e2:output_format;pdestination;pstream;",
-        "s;phandle;pjpeg_handle;ibatch_size;imax_cpu_threads;e2:output_format;",
-        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pstream;",
-        "s;phandle;pjpeg_handle;ibatch_size;iwidth;iheight;e3:chroma_subsampling;e2:output_format;",
-        "s;phandle;pjpeg_handle;pdata;ulength;",
-        "s;phandle;pencoder_state;pstream;",
-        "s;pencoder_state;",
-        "s;phandle;pencoder_params;pstream;",
-        "s;pencoder_params;",
-        "s;pencoder_params;iquality;pstream;",
-        "s;pencoder_params;e4:etype;pstream;",
-        "s;pencoder_params;ioptimized;pstream;",
-        "s;pencoder_params;e3:chroma_subsampling;pstream;",
-        "s;phandle;pencoder_params;iimage_width;iimage_height;pmax_stream_length;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e3:chroma_subsampling;iimage_width;iimage_height;pstream;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e5:input_format;iimage_width;iimage_height;pstream;",
-        "s;phandle;pencoder_state;pdata;plength;pstream;",
-        "s;phandle;ppinned_allocator;pbuffer;",
-        "s;pbuffer;usize;pstream;",
-        "s;pbuffer;",
-        "s;phandle;pdevice_allocator;pbuffer;",
-        "s;pbuffer;psize;pptr;",
-        "s;pdecoder_state;ppinned_buffer;",
-        "s;pdecoder_state;pdevice_buffer;",
-        "s;phandle;pjpeg_stream;",
-        "s;pjpeg_stream;",
-        "s;phandle;pdata;ulength;isave_metadata;isave_stream;pjpeg_stream;",
-        "s;phandle;pdata;ulength;pjpeg_stream;",
-        "s;pjpeg_stream;pjpeg_encoding;",
-        "s;pjpeg_stream;pwidth;pheight;",
-        "s;pjpeg_stream;pcomponents_num;",
-        "s;pjpeg_stream;ucomponent;pwidth;pheight;",
-        "s;pjpeg_stream;porientation_flag;",
-        "s;pjpeg_stream;pprecision;",
-        "s;pjpeg_stream;pchroma_subsampling;",
-        "s;phandle;pdecode_params;",
-        "s;pdecode_params;",
-        "s;pdecode_params;e2:output_format;",
-        "s;pdecode_params;ioffset_x;ioffset_y;iroi_width;iroi_height;",
-        "s;pdecode_params;iallow_cmyk;",
-        "s;pdecode_params;e6:scale_factor;",
-        "s;pdecode_params;e7:orientation;",
-        "s;pnvjpeg_handle;e1:implementation;pdecoder_handle;",
-        "s;pdecoder_handle;",
-        "s;pdecoder_handle;pjpeg_stream;pdecode_params;pis_supported;",
-        "s;phandle;pjpeg_stream;pis_supported;",
-        "s;phandle;pjpeg_stream;pdecode_params;pis_supported;",
-        "s;pnvjpeg_handle;pdecoder_handle;pdecoder_state;",
-        "s;phandle;pdecoder;pdecoder_state;pjpeg_bitstream;pdestination;pdecode_params;pstream;",
-        "s;phandle;pdecoder;pdecoder_state;pdecode_params;pjpeg_stream;",
-        "s;phandle;pdecoder;pdecoder_state;pjpeg_stream;pstream;",
-        "s;phandle;pdecoder;pdecoder_state;pdestination;pstream;",
-        "s;phandle;pjpeg_handle;pdata;plengths;pdestinations;pdecode_params;pstream;",
-        "s;pencoder_state;pencode_params;pjpeg_stream;pstream;",
-        "s;pencode_params;pjpeg_stream;pstream;",
-        "s;phandle;pnum_engines;",
-        "s;phandle;pencoder_state;e8:backend;pstream;",
-        "s;pencoder_params;urestart_interval;pstream;",
-        "s;phandle;pencoder_state;pencoder_params;psource;e3:input_subsampling;e5:input_format;iimage_width;iimage_height;pstream;",
-        "MAJOR_VERSION",
-        "MINOR_VERSION",
-        "PATCH_LEVEL",
-        "NVJPEG_BACKEND_DEFAULT",
-        "NVJPEG_BACKEND_HYBRID",
-        "NVJPEG_BACKEND_GPU_HYBRID",
-        "NVJPEG_BACKEND_HARDWARE",
-        "NVJPEG_BACKEND_GPU_HYBRID_DEVICE",
-        "NVJPEG_BACKEND_HARDWARE_DEVICE",
-        "NVJPEG_BACKEND_LOSSLESS_JPEG",
-        "NVJPEG_OUTPUT_UNCHANGED",
-        "NVJPEG_OUTPUT_YUV",
-        "NVJPEG_OUTPUT_Y",
-        "NVJPEG_OUTPUT_RGB",
-        "NVJPEG_OUTPUT_BGR",
-        "NVJPEG_OUTPUT_RGBI",
-        "NVJPEG_OUTPUT_BGRI",
-        "NVJPEG_OUTPUT_UNCHANGEDI_U16",
-        "NVJPEG_OUTPUT_NV12",
-        "NVJPEG_OUTPUT_YUY2",
-        "NVJPEG_CSS_UNKNOWN",
-        "NVJPEG_CSS_444",
-        "NVJPEG_CSS_422",
-        "NVJPEG_CSS_420",
-        "NVJPEG_CSS_440",
-        "NVJPEG_CSS_411",
-        "NVJPEG_CSS_410",
-        "NVJPEG_CSS_GRAY",
-        "NVJPEG_CSS_410V",
-        "NVJPEG_ENCODING_UNKNOWN",
-        "NVJPEG_ENCODING_BASELINE_DCT",
-        "NVJPEG_ENCODING_EXTENDED_SEQUENTIAL_DCT_HUFFMAN",
-        "NVJPEG_ENCODING_PROGRESSIVE_DCT_HUFFMAN",
-        "NVJPEG_ENCODING_LOSSLESS_HUFFMAN",
-        "NVJPEG_INPUT_YUV",
-        "NVJPEG_INPUT_RGB",
-        "NVJPEG_INPUT_BGR",
-        "NVJPEG_INPUT_RGBI",
-        "NVJPEG_INPUT_BGRI",
-        "NVJPEG_INPUT_NV12",
-        "NVJPEG_SCALE_NONE",
-        "NVJPEG_SCALE_1_BY_2",
-        "NVJPEG_SCALE_1_BY_4",
-        "NVJPEG_SCALE_1_BY_8",
-        "NVJPEG_ORIENTATION_UNKNOWN",
-        "NVJPEG_ORIENTATION_NORMAL",
-        "NVJPEG_ORIENTATION_FLIP_HORIZONTAL",
-        "NVJPEG_ORIENTATION_ROTATE_180",
-        "NVJPEG_ORIENTATION_FLIP_VERTICAL",
-        "NVJPEG_ORIENTATION_TRANSPOSE",
-        "NVJPEG_ORIENTATION_ROTATE_90",
-        "NVJPEG_ORIENTATION_TRANSVERSE",
-        "NVJPEG_ORIENTATION_ROTATE_270",
-        "NVJPEG_ENC_BACKEND_DEFAULT",
-        "NVJPEG_ENC_BACKEND_GPU",
-        "NVJPEG_ENC_BACKEND_HARDWARE",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvjpeg_symbols, member)
     {
         {AT(symbol_nvjpegGetProperty), AT(symbol_nvjpegGetProperty), AT(wrapper_cubind_nvjpeg_get_property)},
@@ -730,101 +649,305 @@ const struct cubind__nvjpeg_symbols {
         {AT(symbol_nvjpegEncode), AT(symbol_nvjpegEncode), AT(wrapper_cubind_nvjpeg_encode)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 9},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 33, 9, sizeof(int)},
     {
-        AT(trace_0), /* nvjpegGetProperty */
-        AT(trace_0), /* nvjpegGetCudartProperty */
-        AT(trace_1), /* nvjpegCreate */
-        AT(trace_2), /* nvjpegCreateSimple */
-        AT(trace_3), /* nvjpegCreateEx */
-        AT(trace_3), /* nvjpegCreateExV2 */
-        AT(trace_2), /* nvjpegDestroy */
-        AT(trace_4), /* nvjpegSetDeviceMemoryPadding */
-        AT(trace_5), /* nvjpegGetDeviceMemoryPadding */
-        AT(trace_4), /* nvjpegSetPinnedMemoryPadding */
-        AT(trace_5), /* nvjpegGetPinnedMemoryPadding */
-        AT(trace_6), /* nvjpegGetHardwareDecoderInfo */
-        AT(trace_7), /* nvjpegJpegStateCreate */
-        AT(trace_8), /* nvjpegJpegStateDestroy */
-        AT(trace_9), /* nvjpegGetImageInfo */
-        AT(trace_10), /* nvjpegDecode */
-        AT(trace_11), /* nvjpegDecodeBatchedInitialize */
-        AT(trace_12), /* nvjpegDecodeBatched */
-        AT(trace_13), /* nvjpegDecodeBatchedPreAllocate */
-        AT(trace_14), /* nvjpegDecodeBatchedParseJpegTables */
-        AT(trace_15), /* nvjpegEncoderStateCreate */
-        AT(trace_16), /* nvjpegEncoderStateDestroy */
-        AT(trace_17), /* nvjpegEncoderParamsCreate */
-        AT(trace_18), /* nvjpegEncoderParamsDestroy */
-        AT(trace_19), /* nvjpegEncoderParamsSetQuality */
-        AT(trace_20), /* nvjpegEncoderParamsSetEncoding */
-        AT(trace_21), /* nvjpegEncoderParamsSetOptimizedHuffman */
-        AT(trace_22), /* nvjpegEncoderParamsSetSamplingFactors */
-        AT(trace_23), /* nvjpegEncodeGetBufferSize */
-        AT(trace_24), /* nvjpegEncodeYUV */
-        AT(trace_25), /* nvjpegEncodeImage */
-        AT(trace_26), /* nvjpegEncodeRetrieveBitstreamDevice */
-        AT(trace_26), /* nvjpegEncodeRetrieveBitstream */
-        AT(trace_27), /* nvjpegBufferPinnedCreate */
-        AT(trace_27), /* nvjpegBufferPinnedCreateV2 */
-        AT(trace_28), /* nvjpegBufferPinnedResize */
-        AT(trace_29), /* nvjpegBufferPinnedDestroy */
-        AT(trace_30), /* nvjpegBufferDeviceCreate */
-        AT(trace_30), /* nvjpegBufferDeviceCreateV2 */
-        AT(trace_28), /* nvjpegBufferDeviceResize */
-        AT(trace_29), /* nvjpegBufferDeviceDestroy */
-        AT(trace_31), /* nvjpegBufferPinnedRetrieve */
-        AT(trace_31), /* nvjpegBufferDeviceRetrieve */
-        AT(trace_32), /* nvjpegStateAttachPinnedBuffer */
-        AT(trace_33), /* nvjpegStateAttachDeviceBuffer */
-        AT(trace_34), /* nvjpegJpegStreamCreate */
-        AT(trace_35), /* nvjpegJpegStreamDestroy */
-        AT(trace_36), /* nvjpegJpegStreamParse */
-        AT(trace_37), /* nvjpegJpegStreamParseHeader */
-        AT(trace_37), /* nvjpegJpegStreamParseTables */
-        AT(trace_38), /* nvjpegJpegStreamGetJpegEncoding */
-        AT(trace_39), /* nvjpegJpegStreamGetFrameDimensions */
-        AT(trace_40), /* nvjpegJpegStreamGetComponentsNum */
-        AT(trace_41), /* nvjpegJpegStreamGetComponentDimensions */
-        AT(trace_42), /* nvjpegJpegStreamGetExifOrientation */
-        AT(trace_43), /* nvjpegJpegStreamGetSamplePrecision */
-        AT(trace_44), /* nvjpegJpegStreamGetChromaSubsampling */
-        AT(trace_45), /* nvjpegDecodeParamsCreate */
-        AT(trace_46), /* nvjpegDecodeParamsDestroy */
-        AT(trace_47), /* nvjpegDecodeParamsSetOutputFormat */
-        AT(trace_48), /* nvjpegDecodeParamsSetROI */
-        AT(trace_49), /* nvjpegDecodeParamsSetAllowCMYK */
-        AT(trace_50), /* nvjpegDecodeParamsSetScaleFactor */
-        AT(trace_51), /* nvjpegDecodeParamsSetExifOrientation */
-        AT(trace_52), /* nvjpegDecoderCreate */
-        AT(trace_53), /* nvjpegDecoderDestroy */
-        AT(trace_54), /* nvjpegDecoderJpegSupported */
-        AT(trace_55), /* nvjpegDecodeBatchedSupported */
-        AT(trace_56), /* nvjpegDecodeBatchedSupportedEx */
-        AT(trace_57), /* nvjpegDecoderStateCreate */
-        AT(trace_58), /* nvjpegDecodeJpeg */
-        AT(trace_59), /* nvjpegDecodeJpegHost */
-        AT(trace_60), /* nvjpegDecodeJpegTransferToDevice */
-        AT(trace_61), /* nvjpegDecodeJpegDevice */
-        AT(trace_62), /* nvjpegDecodeBatchedEx */
-        AT(trace_63), /* nvjpegEncoderParamsCopyMetadata */
-        AT(trace_64), /* nvjpegEncoderParamsCopyQuantizationTables */
-        AT(trace_63), /* nvjpegEncoderParamsCopyHuffmanTables */
-        AT(trace_65), /* nvjpegGetHardwareEncoderInfo */
-        AT(trace_66), /* nvjpegEncoderStateCreateWithBackend */
-        AT(trace_67), /* nvjpegEncoderParamsSetRestartInterval */
-        AT(trace_68), /* nvjpegEncode */
+        "s;e0:type;pvalue;",
+        "s;e1:\224;p\225;p\200;",
+        "s;p\200;",
+        "s;e1:\224;p\225;p\223;uflags;p\200;",
+        "s;u\240;p\200;",
+        "s;p\240;p\200;",
+        "s;p\200;p\233;pnum_cores_per_engine;",
+        "s;p\200;p\207;",
+        "s;p\207;",
+        "s;p\200;p\217;u\215;pnComponents;psubsampling;pwidths;pheights;",
+        "s;p\200;p\207;p\217;u\215;e2:\212;p\221;p\204;",
+        "s;p\200;p\207;i\235;imax_cpu_threads;e2:\212;",
+        "s;p\200;p\207;p\217;p\237;p\230;p\204;",
+        "s;p\200;p\207;i\235;i\236;i\232;e3:\210;e2:\212;",
+        "s;p\200;p\207;p\217;u\215;",
+        "s;p\200;p\205;p\204;",
+        "s;p\205;",
+        "s;p\200;p\203;p\204;",
+        "s;p\203;",
+        "s;p\203;iquality;p\204;",
+        "s;p\203;e4:etype;p\204;",
+        "s;p\203;ioptimized;p\204;",
+        "s;p\203;e3:\210;p\204;",
+        "s;p\200;p\203;i\214;i\213;pmax_stream_length;",
+        "s;p\200;p\205;p\203;p\234;e3:\210;i\214;i\213;p\204;",
+        "s;p\200;p\205;p\203;p\234;e5:\231;i\214;i\213;p\204;",
+        "s;p\200;p\205;p\217;p\215;p\204;",
+        "s;p\200;p\223;p\220;",
+        "s;p\220;usize;p\204;",
+        "s;p\220;",
+        "s;p\200;pdevice_allocator;p\220;",
+        "s;p\220;psize;pptr;",
+        "s;p\206;ppinned_buffer;",
+        "s;p\206;pdevice_buffer;",
+        "s;p\200;p\201;",
+        "s;p\201;",
+        "s;p\200;p\217;u\215;isave_metadata;isave_stream;p\201;",
+        "s;p\200;p\217;u\215;p\201;",
+        "s;p\201;pjpeg_encoding;",
+        "s;p\201;p\236;p\232;",
+        "s;p\201;pcomponents_num;",
+        "s;p\201;ucomponent;p\236;p\232;",
+        "s;p\201;porientation_flag;",
+        "s;p\201;pprecision;",
+        "s;p\201;p\210;",
+        "s;p\200;p\202;",
+        "s;p\202;",
+        "s;p\202;e2:\212;",
+        "s;p\202;ioffset_x;ioffset_y;iroi_width;iroi_height;",
+        "s;p\202;iallow_cmyk;",
+        "s;p\202;e6:scale_factor;",
+        "s;p\202;e7:orientation;",
+        "s;p\227;e1:implementation;p\211;",
+        "s;p\211;",
+        "s;p\211;p\201;p\202;p\216;",
+        "s;p\200;p\201;p\216;",
+        "s;p\200;p\201;p\202;p\216;",
+        "s;p\227;p\211;p\206;",
+        "s;p\200;p\222;p\206;pjpeg_bitstream;p\221;p\202;p\204;",
+        "s;p\200;p\222;p\206;p\202;p\201;",
+        "s;p\200;p\222;p\206;p\201;p\204;",
+        "s;p\200;p\222;p\206;p\221;p\204;",
+        "s;p\200;p\207;p\217;p\237;p\230;p\202;p\204;",
+        "s;p\205;p\226;p\201;p\204;",
+        "s;p\226;p\201;p\204;",
+        "s;p\200;p\233;",
+        "s;p\200;p\205;e8:\224;p\204;",
+        "s;p\203;urestart_interval;p\204;",
+        "s;p\200;p\205;p\203;p\234;e3:input_subsampling;e5:\231;i\214;i\213;p\204;",
+        "handle",
+        "jpeg_stream",
+        "decode_params",
+        "encoder_params",
+        "stream",
+        "encoder_state",
+        "decoder_state",
+        "jpeg_handle",
+        "chroma_subsampling",
+        "decoder_handle",
+        "output_format",
+        "image_height",
+        "image_width",
+        "length",
+        "is_supported",
+        "data",
+        "buffer",
+        "destination",
+        "decoder",
+        "pinned_allocator",
+        "backend",
+        "dev_allocator",
+        "encode_params",
+        "nvjpeg_handle",
+        "destinations",
+        "input_format",
+        "height",
+        "num_engines",
+        "source",
+        "batch_size",
+        "width",
+        "lengths",
+        "padding",
+        "",
+        "MAJOR_VERSION",
+        "MINOR_VERSION",
+        "PATCH_LEVEL",
+        "NVJPEG_BACKEND_",
+        "DEFAULT",
+        "HYBRID",
+        "GPU_HYBRID",
+        "HARDWARE",
+        "GPU_HYBRID_DEVICE",
+        "HARDWARE_DEVICE",
+        "LOSSLESS_JPEG",
+        "NVJPEG_OUTPUT_",
+        "UNCHANGED",
+        "YUV",
+        "Y",
+        "RGB",
+        "BGR",
+        "RGBI",
+        "BGRI",
+        "UNCHANGEDI_U16",
+        "NV12",
+        "YUY2",
+        "NVJPEG_CSS_",
+        "UNKNOWN",
+        "444",
+        "422",
+        "420",
+        "440",
+        "411",
+        "410",
+        "GRAY",
+        "410V",
+        "NVJPEG_ENCODING_",
+        "UNKNOWN",
+        "BASELINE_DCT",
+        "EXTENDED_SEQUENTIAL_DCT_HUFFMAN",
+        "PROGRESSIVE_DCT_HUFFMAN",
+        "LOSSLESS_HUFFMAN",
+        "NVJPEG_INPUT_",
+        "YUV",
+        "RGB",
+        "BGR",
+        "RGBI",
+        "BGRI",
+        "NV12",
+        "NVJPEG_SCALE_",
+        "NONE",
+        "1_BY_2",
+        "1_BY_4",
+        "1_BY_8",
+        "NVJPEG_ORIENTATION_",
+        "UNKNOWN",
+        "NORMAL",
+        "FLIP_HORIZONTAL",
+        "ROTATE_180",
+        "FLIP_VERTICAL",
+        "TRANSPOSE",
+        "ROTATE_90",
+        "TRANSVERSE",
+        "ROTATE_270",
+        "NVJPEG_ENC_BACKEND_",
+        "DEFAULT",
+        "GPU",
+        "HARDWARE",
     },
     {
-        {0, 3}, /* libraryPropertyType_t */
-        {3, 7}, /* nvjpegBackend_t */
-        {10, 10}, /* nvjpegOutputFormat_t */
-        {20, 9}, /* nvjpegChromaSubsampling_t */
-        {29, 5}, /* nvjpegJpegEncoding_t */
-        {34, 6}, /* nvjpegInputFormat_t */
-        {40, 4}, /* nvjpegScaleFactor_t */
-        {44, 9}, /* nvjpegExifOrientation */
-        {53, 3}, /* nvjpegEncBackend_t */
+        TRACE_AT(trace_0), /* nvjpegGetProperty */
+        TRACE_AT(trace_0), /* nvjpegGetCudartProperty */
+        TRACE_AT(trace_1), /* nvjpegCreate */
+        TRACE_AT(trace_2), /* nvjpegCreateSimple */
+        TRACE_AT(trace_3), /* nvjpegCreateEx */
+        TRACE_AT(trace_3), /* nvjpegCreateExV2 */
+        TRACE_AT(trace_2), /* nvjpegDestroy */
+        TRACE_AT(trace_4), /* nvjpegSetDeviceMemoryPadding */
+        TRACE_AT(trace_5), /* nvjpegGetDeviceMemoryPadding */
+        TRACE_AT(trace_4), /* nvjpegSetPinnedMemoryPadding */
+        TRACE_AT(trace_5), /* nvjpegGetPinnedMemoryPadding */
+        TRACE_AT(trace_6), /* nvjpegGetHardwareDecoderInfo */
+        TRACE_AT(trace_7), /* nvjpegJpegStateCreate */
+        TRACE_AT(trace_8), /* nvjpegJpegStateDestroy */
+        TRACE_AT(trace_9), /* nvjpegGetImageInfo */
+        TRACE_AT(trace_10), /* nvjpegDecode */
+        TRACE_AT(trace_11), /* nvjpegDecodeBatchedInitialize */
+        TRACE_AT(trace_12), /* nvjpegDecodeBatched */
+        TRACE_AT(trace_13), /* nvjpegDecodeBatchedPreAllocate */
+        TRACE_AT(trace_14), /* nvjpegDecodeBatchedParseJpegTables */
+        TRACE_AT(trace_15), /* nvjpegEncoderStateCreate */
+        TRACE_AT(trace_16), /* nvjpegEncoderStateDestroy */
+        TRACE_AT(trace_17), /* nvjpegEncoderParamsCreate */
+        TRACE_AT(trace_18), /* nvjpegEncoderParamsDestroy */
+        TRACE_AT(trace_19), /* nvjpegEncoderParamsSetQuality */
+        TRACE_AT(trace_20), /* nvjpegEncoderParamsSetEncoding */
+        TRACE_AT(trace_21), /* nvjpegEncoderParamsSetOptimizedHuffman */
+        TRACE_AT(trace_22), /* nvjpegEncoderParamsSetSamplingFactors */
+        TRACE_AT(trace_23), /* nvjpegEncodeGetBufferSize */
+        TRACE_AT(trace_24), /* nvjpegEncodeYUV */
+        TRACE_AT(trace_25), /* nvjpegEncodeImage */
+        TRACE_AT(trace_26), /* nvjpegEncodeRetrieveBitstreamDevice */
+        TRACE_AT(trace_26), /* nvjpegEncodeRetrieveBitstream */
+        TRACE_AT(trace_27), /* nvjpegBufferPinnedCreate */
+        TRACE_AT(trace_27), /* nvjpegBufferPinnedCreateV2 */
+        TRACE_AT(trace_28), /* nvjpegBufferPinnedResize */
+        TRACE_AT(trace_29), /* nvjpegBufferPinnedDestroy */
+        TRACE_AT(trace_30), /* nvjpegBufferDeviceCreate */
+        TRACE_AT(trace_30), /* nvjpegBufferDeviceCreateV2 */
+        TRACE_AT(trace_28), /* nvjpegBufferDeviceResize */
+        TRACE_AT(trace_29), /* nvjpegBufferDeviceDestroy */
+        TRACE_AT(trace_31), /* nvjpegBufferPinnedRetrieve */
+        TRACE_AT(trace_31), /* nvjpegBufferDeviceRetrieve */
+        TRACE_AT(trace_32), /* nvjpegStateAttachPinnedBuffer */
+        TRACE_AT(trace_33), /* nvjpegStateAttachDeviceBuffer */
+        TRACE_AT(trace_34), /* nvjpegJpegStreamCreate */
+        TRACE_AT(trace_35), /* nvjpegJpegStreamDestroy */
+        TRACE_AT(trace_36), /* nvjpegJpegStreamParse */
+        TRACE_AT(trace_37), /* nvjpegJpegStreamParseHeader */
+        TRACE_AT(trace_37), /* nvjpegJpegStreamParseTables */
+        TRACE_AT(trace_38), /* nvjpegJpegStreamGetJpegEncoding */
+        TRACE_AT(trace_39), /* nvjpegJpegStreamGetFrameDimensions */
+        TRACE_AT(trace_40), /* nvjpegJpegStreamGetComponentsNum */
+        TRACE_AT(trace_41), /* nvjpegJpegStreamGetComponentDimensions */
+        TRACE_AT(trace_42), /* nvjpegJpegStreamGetExifOrientation */
+        TRACE_AT(trace_43), /* nvjpegJpegStreamGetSamplePrecision */
+        TRACE_AT(trace_44), /* nvjpegJpegStreamGetChromaSubsampling */
+        TRACE_AT(trace_45), /* nvjpegDecodeParamsCreate */
+        TRACE_AT(trace_46), /* nvjpegDecodeParamsDestroy */
+        TRACE_AT(trace_47), /* nvjpegDecodeParamsSetOutputFormat */
+        TRACE_AT(trace_48), /* nvjpegDecodeParamsSetROI */
+        TRACE_AT(trace_49), /* nvjpegDecodeParamsSetAllowCMYK */
+        TRACE_AT(trace_50), /* nvjpegDecodeParamsSetScaleFactor */
+        TRACE_AT(trace_51), /* nvjpegDecodeParamsSetExifOrientation */
+        TRACE_AT(trace_52), /* nvjpegDecoderCreate */
+        TRACE_AT(trace_53), /* nvjpegDecoderDestroy */
+        TRACE_AT(trace_54), /* nvjpegDecoderJpegSupported */
+        TRACE_AT(trace_55), /* nvjpegDecodeBatchedSupported */
+        TRACE_AT(trace_56), /* nvjpegDecodeBatchedSupportedEx */
+        TRACE_AT(trace_57), /* nvjpegDecoderStateCreate */
+        TRACE_AT(trace_58), /* nvjpegDecodeJpeg */
+        TRACE_AT(trace_59), /* nvjpegDecodeJpegHost */
+        TRACE_AT(trace_60), /* nvjpegDecodeJpegTransferToDevice */
+        TRACE_AT(trace_61), /* nvjpegDecodeJpegDevice */
+        TRACE_AT(trace_62), /* nvjpegDecodeBatchedEx */
+        TRACE_AT(trace_63), /* nvjpegEncoderParamsCopyMetadata */
+        TRACE_AT(trace_64), /* nvjpegEncoderParamsCopyQuantizationTables */
+        TRACE_AT(trace_63), /* nvjpegEncoderParamsCopyHuffmanTables */
+        TRACE_AT(trace_65), /* nvjpegGetHardwareEncoderInfo */
+        TRACE_AT(trace_66), /* nvjpegEncoderStateCreateWithBackend */
+        TRACE_AT(trace_67), /* nvjpegEncoderParamsSetRestartInterval */
+        TRACE_AT(trace_68), /* nvjpegEncode */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+        TRACE_AT(param_2),
+        TRACE_AT(param_3),
+        TRACE_AT(param_4),
+        TRACE_AT(param_5),
+        TRACE_AT(param_6),
+        TRACE_AT(param_7),
+        TRACE_AT(param_8),
+        TRACE_AT(param_9),
+        TRACE_AT(param_10),
+        TRACE_AT(param_11),
+        TRACE_AT(param_12),
+        TRACE_AT(param_13),
+        TRACE_AT(param_14),
+        TRACE_AT(param_15),
+        TRACE_AT(param_16),
+        TRACE_AT(param_17),
+        TRACE_AT(param_18),
+        TRACE_AT(param_19),
+        TRACE_AT(param_20),
+        TRACE_AT(param_21),
+        TRACE_AT(param_22),
+        TRACE_AT(param_23),
+        TRACE_AT(param_24),
+        TRACE_AT(param_25),
+        TRACE_AT(param_26),
+        TRACE_AT(param_27),
+        TRACE_AT(param_28),
+        TRACE_AT(param_29),
+        TRACE_AT(param_30),
+        TRACE_AT(param_31),
+        TRACE_AT(param_32),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 3}, /* libraryPropertyType_t */
+        {TRACE_AT(enum_1), 3, 7}, /* nvjpegBackend_t */
+        {TRACE_AT(enum_2), 10, 10}, /* nvjpegOutputFormat_t */
+        {TRACE_AT(enum_3), 20, 9}, /* nvjpegChromaSubsampling_t */
+        {TRACE_AT(enum_4), 29, 5}, /* nvjpegJpegEncoding_t */
+        {TRACE_AT(enum_5), 34, 6}, /* nvjpegInputFormat_t */
+        {TRACE_AT(enum_6), 40, 4}, /* nvjpegScaleFactor_t */
+        {TRACE_AT(enum_7), 44, 9}, /* nvjpegExifOrientation */
+        {TRACE_AT(enum_8), 53, 3}, /* nvjpegEncBackend_t */
     },
     {
         0,
@@ -885,2934 +1008,1555 @@ const struct cubind__nvjpeg_symbols {
         2,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_1_0),
-        AT(enum_1_1),
-        AT(enum_1_2),
-        AT(enum_1_3),
-        AT(enum_1_4),
-        AT(enum_1_5),
-        AT(enum_1_6),
-        AT(enum_2_0),
-        AT(enum_2_1),
-        AT(enum_2_2),
-        AT(enum_2_3),
-        AT(enum_2_4),
-        AT(enum_2_5),
-        AT(enum_2_6),
-        AT(enum_2_7),
-        AT(enum_2_8),
-        AT(enum_2_9),
-        AT(enum_3_0),
-        AT(enum_3_1),
-        AT(enum_3_2),
-        AT(enum_3_3),
-        AT(enum_3_4),
-        AT(enum_3_5),
-        AT(enum_3_6),
-        AT(enum_3_7),
-        AT(enum_3_8),
-        AT(enum_4_0),
-        AT(enum_4_1),
-        AT(enum_4_2),
-        AT(enum_4_3),
-        AT(enum_4_4),
-        AT(enum_5_0),
-        AT(enum_5_1),
-        AT(enum_5_2),
-        AT(enum_5_3),
-        AT(enum_5_4),
-        AT(enum_5_5),
-        AT(enum_6_0),
-        AT(enum_6_1),
-        AT(enum_6_2),
-        AT(enum_6_3),
-        AT(enum_7_0),
-        AT(enum_7_1),
-        AT(enum_7_2),
-        AT(enum_7_3),
-        AT(enum_7_4),
-        AT(enum_7_5),
-        AT(enum_7_6),
-        AT(enum_7_7),
-        AT(enum_7_8),
-        AT(enum_8_0),
-        AT(enum_8_1),
-        AT(enum_8_2),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_1_0),
+        TRACE_AT(enum_1_1),
+        TRACE_AT(enum_1_2),
+        TRACE_AT(enum_1_3),
+        TRACE_AT(enum_1_4),
+        TRACE_AT(enum_1_5),
+        TRACE_AT(enum_1_6),
+        TRACE_AT(enum_2_0),
+        TRACE_AT(enum_2_1),
+        TRACE_AT(enum_2_2),
+        TRACE_AT(enum_2_3),
+        TRACE_AT(enum_2_4),
+        TRACE_AT(enum_2_5),
+        TRACE_AT(enum_2_6),
+        TRACE_AT(enum_2_7),
+        TRACE_AT(enum_2_8),
+        TRACE_AT(enum_2_9),
+        TRACE_AT(enum_3_0),
+        TRACE_AT(enum_3_1),
+        TRACE_AT(enum_3_2),
+        TRACE_AT(enum_3_3),
+        TRACE_AT(enum_3_4),
+        TRACE_AT(enum_3_5),
+        TRACE_AT(enum_3_6),
+        TRACE_AT(enum_3_7),
+        TRACE_AT(enum_3_8),
+        TRACE_AT(enum_4_0),
+        TRACE_AT(enum_4_1),
+        TRACE_AT(enum_4_2),
+        TRACE_AT(enum_4_3),
+        TRACE_AT(enum_4_4),
+        TRACE_AT(enum_5_0),
+        TRACE_AT(enum_5_1),
+        TRACE_AT(enum_5_2),
+        TRACE_AT(enum_5_3),
+        TRACE_AT(enum_5_4),
+        TRACE_AT(enum_5_5),
+        TRACE_AT(enum_6_0),
+        TRACE_AT(enum_6_1),
+        TRACE_AT(enum_6_2),
+        TRACE_AT(enum_6_3),
+        TRACE_AT(enum_7_0),
+        TRACE_AT(enum_7_1),
+        TRACE_AT(enum_7_2),
+        TRACE_AT(enum_7_3),
+        TRACE_AT(enum_7_4),
+        TRACE_AT(enum_7_5),
+        TRACE_AT(enum_7_6),
+        TRACE_AT(enum_7_7),
+        TRACE_AT(enum_7_8),
+        TRACE_AT(enum_8_0),
+        TRACE_AT(enum_8_1),
+        TRACE_AT(enum_8_2),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
-
-typedef nvjpegStatus_t (*cubind__nvjpegGetProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until nvjpegGetProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType type, int *value)
+_Static_assert(sizeof(cubind__nvjpeg_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvjpeg_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 0), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 0, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetProperty);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 0, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, index, status);
+}
+
+/* Each function's type. */
+typedef nvjpegStatus_t (*cubind__nvjpegGetProperty_fn)(libraryPropertyType type, int *value);
+typedef nvjpegStatus_t (*cubind__nvjpegGetCudartProperty_fn)(libraryPropertyType type, int *value);
+typedef nvjpegStatus_t (*cubind__nvjpegCreate_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegCreateSimple_fn)(nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegCreateEx_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegCreateExV2_fn)(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
+typedef nvjpegStatus_t (*cubind__nvjpegDestroy_fn)(nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegSetDeviceMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetDeviceMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegSetPinnedMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetPinnedMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetHardwareDecoderInfo_fn)(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStateCreate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStateDestroy_fn)(nvjpegJpegState_t jpeg_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegGetImageInfo_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
+typedef nvjpegStatus_t (*cubind__nvjpegDecode_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedInitialize_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatched_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedPreAllocate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedParseJpegTables_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateDestroy_fn)(nvjpegEncoderState_t encoder_state);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsDestroy_fn)(nvjpegEncoderParams_t encoder_params);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetQuality_fn)(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetEncoding_fn)(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetSamplingFactors_fn)(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeGetBufferSize_fn)(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeYUV_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeImage_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstream_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreate_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreateV2_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedResize_fn)(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedDestroy_fn)(nvjpegBufferPinned_t buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreate_fn)(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreateV2_fn)(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceResize_fn)(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceDestroy_fn)(nvjpegBufferDevice_t buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedRetrieve_fn)(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
+typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceRetrieve_fn)(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
+typedef nvjpegStatus_t (*cubind__nvjpegStateAttachPinnedBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegStateAttachDeviceBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamCreate_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamDestroy_fn)(nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParse_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseHeader_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseTables_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetJpegEncoding_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetFrameDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentsNum_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetExifOrientation_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetSamplePrecision_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
+typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetChromaSubsampling_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsCreate_fn)(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsDestroy_fn)(nvjpegDecodeParams_t decode_params);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetOutputFormat_fn)(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetROI_fn)(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetAllowCMYK_fn)(nvjpegDecodeParams_t decode_params, int allow_cmyk);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetScaleFactor_fn)(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetExifOrientation_fn)(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderDestroy_fn)(nvjpegJpegDecoder_t decoder_handle);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderJpegSupported_fn)(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupported_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupportedEx_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
+typedef nvjpegStatus_t (*cubind__nvjpegDecoderStateCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpeg_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegHost_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegTransferToDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedEx_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyMetadata_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegGetHardwareEncoderInfo_fn)(nvjpegHandle_t handle, unsigned int *num_engines);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateCreateWithBackend_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, nvjpegEncBackend_t backend, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetRestartInterval_fn)(nvjpegEncoderParams_t encoder_params, unsigned int restart_interval, cudaStream_t stream);
+typedef nvjpegStatus_t (*cubind__nvjpegEncode_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t input_subsampling, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
+
+/* What the wrapper calls until nvjpegGetProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetProperty(libraryPropertyType type, int *value)
+{
+    return (nvjpegStatus_t)cubind__shape_111(type, (uintptr_t)value, 18, (cubind__fnptr)cubind__slow_nvjpegGetProperty);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_property(libraryPropertyType type, int *value)
 {
-    cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__target((cubind__fnptr)slow_nvjpegGetProperty, &cubind__nvjpeg_offsets[0]);
+    cubind__nvjpegGetProperty_fn cubind_fn = (cubind__nvjpegGetProperty_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetProperty, &cubind__nvjpeg_offsets[0]);
     nvjpegStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 0, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(0, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetCudartProperty_fn)(libraryPropertyType type, int *value);
-
-/* What the wrapper calls until nvjpegGetCudartProperty is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value)
+/* What the wrapper calls until nvjpegGetCudartProperty is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetCudartProperty(libraryPropertyType type, int *value)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 1), (long long)type, (uintptr_t)value);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetCudartProperty);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(type, value);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111(type, (uintptr_t)value, 19, (cubind__fnptr)cubind__slow_nvjpegGetCudartProperty);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_cudart_property(libraryPropertyType type, int *value)
 {
-    cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__target((cubind__fnptr)slow_nvjpegGetCudartProperty, &cubind__nvjpeg_offsets[1]);
+    cubind__nvjpegGetCudartProperty_fn cubind_fn = (cubind__nvjpegGetCudartProperty_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetCudartProperty, &cubind__nvjpeg_offsets[1]);
     nvjpegStatus_t cubind_status = cubind_fn(type, value);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 1, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreate_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 2), (long long)backend, (uintptr_t)dev_allocator, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(backend, dev_allocator, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108(backend, (uintptr_t)dev_allocator, (uintptr_t)handle, 76, (cubind__fnptr)cubind__slow_nvjpegCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegCreate, &cubind__nvjpeg_offsets[2]);
+    cubind__nvjpegCreate_fn cubind_fn = (cubind__nvjpegCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreate, &cubind__nvjpeg_offsets[2]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 2, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreateSimple_fn)(nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreateSimple is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateSimple(nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreateSimple is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreateSimple(nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 3), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreateSimple);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)handle, 20, (cubind__fnptr)cubind__slow_nvjpegCreateSimple);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_simple(nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateSimple, &cubind__nvjpeg_offsets[3]);
+    cubind__nvjpegCreateSimple_fn cubind_fn = (cubind__nvjpegCreateSimple_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreateSimple, &cubind__nvjpeg_offsets[3]);
     nvjpegStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 3, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreateEx_fn)(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreateEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreateEx is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 4), (long long)backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, (unsigned long long)flags, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreateEx);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 80);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_ex(nvjpegBackend_t backend, nvjpegDevAllocator_t *dev_allocator, nvjpegPinnedAllocator_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateEx, &cubind__nvjpeg_offsets[4]);
+    cubind__nvjpegCreateEx_fn cubind_fn = (cubind__nvjpegCreateEx_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreateEx, &cubind__nvjpeg_offsets[4]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 4, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegCreateExV2_fn)(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle);
-
-/* What the wrapper calls until nvjpegCreateExV2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
+/* What the wrapper calls until nvjpegCreateExV2 is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 5), (long long)backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, (unsigned long long)flags, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvjpegCreateExV2);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75(backend, (uintptr_t)dev_allocator, (uintptr_t)pinned_allocator, flags, (uintptr_t)handle, 81);
 }
 
 nvjpegStatus_t cubind_nvjpeg_create_ex_v2(nvjpegBackend_t backend, nvjpegDevAllocatorV2_t *dev_allocator, nvjpegPinnedAllocatorV2_t *pinned_allocator, unsigned int flags, nvjpegHandle_t *handle)
 {
-    cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__target((cubind__fnptr)slow_nvjpegCreateExV2, &cubind__nvjpeg_offsets[5]);
+    cubind__nvjpegCreateExV2_fn cubind_fn = (cubind__nvjpegCreateExV2_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegCreateExV2, &cubind__nvjpeg_offsets[5]);
     nvjpegStatus_t cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 5, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDestroy_fn)(nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDestroy(nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDestroy(nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 6), (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)handle, 21, (cubind__fnptr)cubind__slow_nvjpegDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_destroy(nvjpegHandle_t handle)
 {
-    cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDestroy, &cubind__nvjpeg_offsets[6]);
+    cubind__nvjpegDestroy_fn cubind_fn = (cubind__nvjpegDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDestroy, &cubind__nvjpeg_offsets[6]);
     nvjpegStatus_t cubind_status = cubind_fn(handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 6, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegSetDeviceMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegSetDeviceMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegSetDeviceMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegSetDeviceMemoryPadding(size_t padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 7), (unsigned long long)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111(padding, (uintptr_t)handle, 20, (cubind__fnptr)cubind__slow_nvjpegSetDeviceMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_set_device_memory_padding(size_t padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegSetDeviceMemoryPadding, &cubind__nvjpeg_offsets[7]);
+    cubind__nvjpegSetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegSetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegSetDeviceMemoryPadding, &cubind__nvjpeg_offsets[7]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 7, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetDeviceMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegGetDeviceMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegGetDeviceMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 8), (uintptr_t)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)padding, (uintptr_t)handle, 21, (cubind__fnptr)cubind__slow_nvjpegGetDeviceMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_device_memory_padding(size_t *padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegGetDeviceMemoryPadding, &cubind__nvjpeg_offsets[8]);
+    cubind__nvjpegGetDeviceMemoryPadding_fn cubind_fn = (cubind__nvjpegGetDeviceMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetDeviceMemoryPadding, &cubind__nvjpeg_offsets[8]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 8, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegSetPinnedMemoryPadding_fn)(size_t padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegSetPinnedMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegSetPinnedMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegSetPinnedMemoryPadding(size_t padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 9), (unsigned long long)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111(padding, (uintptr_t)handle, 22, (cubind__fnptr)cubind__slow_nvjpegSetPinnedMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_set_pinned_memory_padding(size_t padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegSetPinnedMemoryPadding, &cubind__nvjpeg_offsets[9]);
+    cubind__nvjpegSetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegSetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegSetPinnedMemoryPadding, &cubind__nvjpeg_offsets[9]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 9, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetPinnedMemoryPadding_fn)(size_t *padding, nvjpegHandle_t handle);
-
-/* What the wrapper calls until nvjpegGetPinnedMemoryPadding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle)
+/* What the wrapper calls until nvjpegGetPinnedMemoryPadding is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHandle_t handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 10), (uintptr_t)padding, (uintptr_t)handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(padding, handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)padding, (uintptr_t)handle, 23, (cubind__fnptr)cubind__slow_nvjpegGetPinnedMemoryPadding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_pinned_memory_padding(size_t *padding, nvjpegHandle_t handle)
 {
-    cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)slow_nvjpegGetPinnedMemoryPadding, &cubind__nvjpeg_offsets[10]);
+    cubind__nvjpegGetPinnedMemoryPadding_fn cubind_fn = (cubind__nvjpegGetPinnedMemoryPadding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetPinnedMemoryPadding, &cubind__nvjpeg_offsets[10]);
     nvjpegStatus_t cubind_status = cubind_fn(padding, handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 10, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetHardwareDecoderInfo_fn)(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine);
-
-/* What the wrapper calls until nvjpegGetHardwareDecoderInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
+/* What the wrapper calls until nvjpegGetHardwareDecoderInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 11), (uintptr_t)handle, (uintptr_t)num_engines, (uintptr_t)num_cores_per_engine);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, num_engines, num_cores_per_engine);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)num_engines, (uintptr_t)num_cores_per_engine, 77, (cubind__fnptr)cubind__slow_nvjpegGetHardwareDecoderInfo);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_hardware_decoder_info(nvjpegHandle_t handle, unsigned int *num_engines, unsigned int *num_cores_per_engine)
 {
-    cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetHardwareDecoderInfo, &cubind__nvjpeg_offsets[11]);
+    cubind__nvjpegGetHardwareDecoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareDecoderInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetHardwareDecoderInfo, &cubind__nvjpeg_offsets[11]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, num_engines, num_cores_per_engine);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 11, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStateCreate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle);
-
-/* What the wrapper calls until nvjpegJpegStateCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
+/* What the wrapper calls until nvjpegJpegStateCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 12), (uintptr_t)handle, (uintptr_t)jpeg_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStateCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)handle, (uintptr_t)jpeg_handle, 24, (cubind__fnptr)cubind__slow_nvjpegJpegStateCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_state_create(nvjpegHandle_t handle, nvjpegJpegState_t *jpeg_handle)
 {
-    cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStateCreate, &cubind__nvjpeg_offsets[12]);
+    cubind__nvjpegJpegStateCreate_fn cubind_fn = (cubind__nvjpegJpegStateCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStateCreate, &cubind__nvjpeg_offsets[12]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 12, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStateDestroy_fn)(nvjpegJpegState_t jpeg_handle);
-
-/* What the wrapper calls until nvjpegJpegStateDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle)
+/* What the wrapper calls until nvjpegJpegStateDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStateDestroy(nvjpegJpegState_t jpeg_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 13), (uintptr_t)jpeg_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStateDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)jpeg_handle, 22, (cubind__fnptr)cubind__slow_nvjpegJpegStateDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_state_destroy(nvjpegJpegState_t jpeg_handle)
 {
-    cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStateDestroy, &cubind__nvjpeg_offsets[13]);
+    cubind__nvjpegJpegStateDestroy_fn cubind_fn = (cubind__nvjpegJpegStateDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStateDestroy, &cubind__nvjpeg_offsets[13]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 13, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetImageInfo_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights);
-
-/* What the wrapper calls until nvjpegGetImageInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
+/* What the wrapper calls until nvjpegGetImageInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 14), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (uintptr_t)nComponents, (uintptr_t)subsampling, (uintptr_t)widths, (uintptr_t)heights);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetImageInfo);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, nComponents, subsampling, widths, heights);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)nComponents, (uintptr_t)subsampling, (uintptr_t)widths, (uintptr_t)heights, 12.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_image_info(nvjpegHandle_t handle, const unsigned char *data, size_t length, int *nComponents, nvjpegChromaSubsampling_t *subsampling, int *widths, int *heights)
 {
-    cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetImageInfo, &cubind__nvjpeg_offsets[14]);
+    cubind__nvjpegGetImageInfo_fn cubind_fn = (cubind__nvjpegGetImageInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetImageInfo, &cubind__nvjpeg_offsets[14]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, nComponents, subsampling, widths, heights);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 14, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecode_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecode is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 15), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (unsigned long long)length, (long long)output_format, (uintptr_t)destination, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecode);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, length, output_format, destination, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, output_format, (uintptr_t)destination, (uintptr_t)stream, 13.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, size_t length, nvjpegOutputFormat_t output_format, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__target((cubind__fnptr)slow_nvjpegDecode, &cubind__nvjpeg_offsets[15]);
+    cubind__nvjpegDecode_fn cubind_fn = (cubind__nvjpegDecode_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecode, &cubind__nvjpeg_offsets[15]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, length, output_format, destination, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 15, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedInitialize_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format);
-
-/* What the wrapper calls until nvjpegDecodeBatchedInitialize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
+/* What the wrapper calls until nvjpegDecodeBatchedInitialize is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedInitialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 16), (uintptr_t)handle, (uintptr_t)jpeg_handle, (long long)batch_size, (long long)max_cpu_threads, (long long)output_format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedInitialize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, max_cpu_threads, output_format, 82);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_initialize(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int max_cpu_threads, nvjpegOutputFormat_t output_format)
 {
-    cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedInitialize, &cubind__nvjpeg_offsets[16]);
+    cubind__nvjpegDecodeBatchedInitialize_fn cubind_fn = (cubind__nvjpegDecodeBatchedInitialize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedInitialize, &cubind__nvjpeg_offsets[16]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 16, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatched_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeBatched is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeBatched is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 17), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatched);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_89((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)stream, 25.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatched, &cubind__nvjpeg_offsets[17]);
+    cubind__nvjpegDecodeBatched_fn cubind_fn = (cubind__nvjpegDecodeBatched_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatched, &cubind__nvjpeg_offsets[17]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 17, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedPreAllocate_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format);
-
-/* What the wrapper calls until nvjpegDecodeBatchedPreAllocate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
+/* What the wrapper calls until nvjpegDecodeBatchedPreAllocate is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedPreAllocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 18), (uintptr_t)handle, (uintptr_t)jpeg_handle, (long long)batch_size, (long long)width, (long long)height, (long long)chroma_subsampling, (long long)output_format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)jpeg_handle, batch_size, width, height, chroma_subsampling, output_format, 14.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_pre_allocate(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, int batch_size, int width, int height, nvjpegChromaSubsampling_t chroma_subsampling, nvjpegOutputFormat_t output_format)
 {
-    cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedPreAllocate, &cubind__nvjpeg_offsets[18]);
+    cubind__nvjpegDecodeBatchedPreAllocate_fn cubind_fn = (cubind__nvjpegDecodeBatchedPreAllocate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedPreAllocate, &cubind__nvjpeg_offsets[18]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 18, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedParseJpegTables_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length);
-
-/* What the wrapper calls until nvjpegDecodeBatchedParseJpegTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
+/* What the wrapper calls until nvjpegDecodeBatchedParseJpegTables is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedParseJpegTables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 19), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (unsigned long long)length);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, length);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, length, 86, (cubind__fnptr)cubind__slow_nvjpegDecodeBatchedParseJpegTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_parse_jpeg_tables(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *data, const size_t length)
 {
-    cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedParseJpegTables, &cubind__nvjpeg_offsets[19]);
+    cubind__nvjpegDecodeBatchedParseJpegTables_fn cubind_fn = (cubind__nvjpegDecodeBatchedParseJpegTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedParseJpegTables, &cubind__nvjpeg_offsets[19]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, length);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 19, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderStateCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderStateCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 20), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderStateCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)stream, 78, (cubind__fnptr)cubind__slow_nvjpegEncoderStateCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_create(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateCreate, &cubind__nvjpeg_offsets[20]);
+    cubind__nvjpegEncoderStateCreate_fn cubind_fn = (cubind__nvjpegEncoderStateCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderStateCreate, &cubind__nvjpeg_offsets[20]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 20, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateDestroy_fn)(nvjpegEncoderState_t encoder_state);
-
-/* What the wrapper calls until nvjpegEncoderStateDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state)
+/* What the wrapper calls until nvjpegEncoderStateDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderStateDestroy(nvjpegEncoderState_t encoder_state)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 21), (uintptr_t)encoder_state);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderStateDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_state);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)encoder_state, 23, (cubind__fnptr)cubind__slow_nvjpegEncoderStateDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_destroy(nvjpegEncoderState_t encoder_state)
 {
-    cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateDestroy, &cubind__nvjpeg_offsets[21]);
+    cubind__nvjpegEncoderStateDestroy_fn cubind_fn = (cubind__nvjpegEncoderStateDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderStateDestroy, &cubind__nvjpeg_offsets[21]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 21, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCreate_fn)(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 22), (uintptr_t)handle, (uintptr_t)encoder_params, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_params, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)encoder_params, (uintptr_t)stream, 79, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_create(nvjpegHandle_t handle, nvjpegEncoderParams_t *encoder_params, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCreate, &cubind__nvjpeg_offsets[22]);
+    cubind__nvjpegEncoderParamsCreate_fn cubind_fn = (cubind__nvjpegEncoderParamsCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCreate, &cubind__nvjpeg_offsets[22]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 22, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsDestroy_fn)(nvjpegEncoderParams_t encoder_params);
-
-/* What the wrapper calls until nvjpegEncoderParamsDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params)
+/* What the wrapper calls until nvjpegEncoderParamsDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsDestroy(nvjpegEncoderParams_t encoder_params)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 23), (uintptr_t)encoder_params);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)encoder_params, 24, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_destroy(nvjpegEncoderParams_t encoder_params)
 {
-    cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsDestroy, &cubind__nvjpeg_offsets[23]);
+    cubind__nvjpegEncoderParamsDestroy_fn cubind_fn = (cubind__nvjpegEncoderParamsDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsDestroy, &cubind__nvjpeg_offsets[23]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 23, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetQuality_fn)(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetQuality is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetQuality is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetQuality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 24), (uintptr_t)encoder_params, (long long)quality, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 24, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetQuality);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, quality, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 24, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, quality, (uintptr_t)stream, 80, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetQuality);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_quality(nvjpegEncoderParams_t encoder_params, const int quality, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetQuality, &cubind__nvjpeg_offsets[24]);
+    cubind__nvjpegEncoderParamsSetQuality_fn cubind_fn = (cubind__nvjpegEncoderParamsSetQuality_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetQuality, &cubind__nvjpeg_offsets[24]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, quality, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 24, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(24, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetEncoding_fn)(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetEncoding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetEncoding is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetEncoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 25), (uintptr_t)encoder_params, (long long)etype, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 25, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, etype, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 25, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, etype, (uintptr_t)stream, 81, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetEncoding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_encoding(nvjpegEncoderParams_t encoder_params, nvjpegJpegEncoding_t etype, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetEncoding, &cubind__nvjpeg_offsets[25]);
+    cubind__nvjpegEncoderParamsSetEncoding_fn cubind_fn = (cubind__nvjpegEncoderParamsSetEncoding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetEncoding, &cubind__nvjpeg_offsets[25]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, etype, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 25, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(25, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetOptimizedHuffman is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetOptimizedHuffman is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetOptimizedHuffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 26), (uintptr_t)encoder_params, (long long)optimized, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 26, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, optimized, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 26, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, optimized, (uintptr_t)stream, 82, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetOptimizedHuffman);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_optimized_huffman(nvjpegEncoderParams_t encoder_params, const int optimized, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetOptimizedHuffman, &cubind__nvjpeg_offsets[26]);
+    cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn cubind_fn = (cubind__nvjpegEncoderParamsSetOptimizedHuffman_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetOptimizedHuffman, &cubind__nvjpeg_offsets[26]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, optimized, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 26, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(26, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetSamplingFactors_fn)(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetSamplingFactors is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetSamplingFactors is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetSamplingFactors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 27), (uintptr_t)encoder_params, (long long)chroma_subsampling, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 27, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, chroma_subsampling, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 27, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)encoder_params, chroma_subsampling, (uintptr_t)stream, 83, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetSamplingFactors);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_sampling_factors(nvjpegEncoderParams_t encoder_params, const nvjpegChromaSubsampling_t chroma_subsampling, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetSamplingFactors, &cubind__nvjpeg_offsets[27]);
+    cubind__nvjpegEncoderParamsSetSamplingFactors_fn cubind_fn = (cubind__nvjpegEncoderParamsSetSamplingFactors_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetSamplingFactors, &cubind__nvjpeg_offsets[27]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, chroma_subsampling, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 27, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(27, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeGetBufferSize_fn)(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length);
-
-/* What the wrapper calls until nvjpegEncodeGetBufferSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
+/* What the wrapper calls until nvjpegEncodeGetBufferSize is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 28), (uintptr_t)handle, (uintptr_t)encoder_params, (long long)image_width, (long long)image_height, (uintptr_t)max_stream_length);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 28, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeGetBufferSize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_params, image_width, image_height, max_stream_length);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 28, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)encoder_params, image_width, image_height, (uintptr_t)max_stream_length, 83);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_get_buffer_size(nvjpegHandle_t handle, const nvjpegEncoderParams_t encoder_params, int image_width, int image_height, size_t *max_stream_length)
 {
-    cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeGetBufferSize, &cubind__nvjpeg_offsets[28]);
+    cubind__nvjpegEncodeGetBufferSize_fn cubind_fn = (cubind__nvjpegEncodeGetBufferSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeGetBufferSize, &cubind__nvjpeg_offsets[28]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_params, image_width, image_height, max_stream_length);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 28, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(28, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeYUV_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeYUV is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeYUV is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 29), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, (long long)chroma_subsampling, (long long)image_width, (long long)image_height, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 29, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeYUV);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 29, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, chroma_subsampling, image_width, image_height, (uintptr_t)stream, 53.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_yuv(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t chroma_subsampling, int image_width, int image_height, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeYUV, &cubind__nvjpeg_offsets[29]);
+    cubind__nvjpegEncodeYUV_fn cubind_fn = (cubind__nvjpegEncodeYUV_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeYUV, &cubind__nvjpeg_offsets[29]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 29, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(29, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeImage_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeImage is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeImage is resolved, and every call while tracing: the slow path
+ * of its shape, 59 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeImage(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 30), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, (long long)input_format, (long long)image_width, (long long)image_height, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 30, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeImage);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 30, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_59((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, input_format, image_width, image_height, (uintptr_t)stream, 54.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_image(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeImage, &cubind__nvjpeg_offsets[30]);
+    cubind__nvjpegEncodeImage_fn cubind_fn = (cubind__nvjpegEncodeImage_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeImage, &cubind__nvjpeg_offsets[30]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 30, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(30, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeRetrieveBitstreamDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeRetrieveBitstreamDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 31), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 31, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 31, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 84);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream_device(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeRetrieveBitstreamDevice, &cubind__nvjpeg_offsets[31]);
+    cubind__nvjpegEncodeRetrieveBitstreamDevice_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstreamDevice_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeRetrieveBitstreamDevice, &cubind__nvjpeg_offsets[31]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 31, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(31, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncodeRetrieveBitstream_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncodeRetrieveBitstream is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncodeRetrieveBitstream is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 32), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 32, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 32, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)data, (uintptr_t)length, (uintptr_t)stream, 85);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode_retrieve_bitstream(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, unsigned char *data, size_t *length, cudaStream_t stream)
 {
-    cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__target((cubind__fnptr)slow_nvjpegEncodeRetrieveBitstream, &cubind__nvjpeg_offsets[32]);
+    cubind__nvjpegEncodeRetrieveBitstream_fn cubind_fn = (cubind__nvjpegEncodeRetrieveBitstream_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncodeRetrieveBitstream, &cubind__nvjpeg_offsets[32]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 32, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(32, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreate_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferPinnedCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
+/* What the wrapper calls until nvjpegBufferPinnedCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 33), (uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 33, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, pinned_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 33, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 84, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create(nvjpegHandle_t handle, nvjpegPinnedAllocator_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedCreate, &cubind__nvjpeg_offsets[33]);
+    cubind__nvjpegBufferPinnedCreate_fn cubind_fn = (cubind__nvjpegBufferPinnedCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreate, &cubind__nvjpeg_offsets[33]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, pinned_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 33, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(33, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedCreateV2_fn)(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferPinnedCreateV2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
+/* What the wrapper calls until nvjpegBufferPinnedCreateV2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 34), (uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 34, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedCreateV2);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, pinned_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 34, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)pinned_allocator, (uintptr_t)buffer, 85, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreateV2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_create_v2(nvjpegHandle_t handle, nvjpegPinnedAllocatorV2_t *pinned_allocator, nvjpegBufferPinned_t *buffer)
 {
-    cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedCreateV2, &cubind__nvjpeg_offsets[34]);
+    cubind__nvjpegBufferPinnedCreateV2_fn cubind_fn = (cubind__nvjpegBufferPinnedCreateV2_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedCreateV2, &cubind__nvjpeg_offsets[34]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, pinned_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 34, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(34, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedResize_fn)(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegBufferPinnedResize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
+/* What the wrapper calls until nvjpegBufferPinnedResize is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedResize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 35), (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 35, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedResize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 35, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, size, (uintptr_t)stream, 86, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedResize);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_resize(nvjpegBufferPinned_t buffer, size_t size, cudaStream_t stream)
 {
-    cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedResize, &cubind__nvjpeg_offsets[35]);
+    cubind__nvjpegBufferPinnedResize_fn cubind_fn = (cubind__nvjpegBufferPinnedResize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedResize, &cubind__nvjpeg_offsets[35]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 35, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(35, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedDestroy_fn)(nvjpegBufferPinned_t buffer);
-
-/* What the wrapper calls until nvjpegBufferPinnedDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer)
+/* What the wrapper calls until nvjpegBufferPinnedDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedDestroy(nvjpegBufferPinned_t buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 36), (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 36, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 36, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)buffer, 25, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_destroy(nvjpegBufferPinned_t buffer)
 {
-    cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedDestroy, &cubind__nvjpeg_offsets[36]);
+    cubind__nvjpegBufferPinnedDestroy_fn cubind_fn = (cubind__nvjpegBufferPinnedDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedDestroy, &cubind__nvjpeg_offsets[36]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 36, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(36, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreate_fn)(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferDeviceCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
+/* What the wrapper calls until nvjpegBufferDeviceCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 37), (uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 37, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, device_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 37, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 87, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_create(nvjpegHandle_t handle, nvjpegDevAllocator_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceCreate, &cubind__nvjpeg_offsets[37]);
+    cubind__nvjpegBufferDeviceCreate_fn cubind_fn = (cubind__nvjpegBufferDeviceCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreate, &cubind__nvjpeg_offsets[37]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, device_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 37, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(37, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceCreateV2_fn)(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer);
-
-/* What the wrapper calls until nvjpegBufferDeviceCreateV2 is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
+/* What the wrapper calls until nvjpegBufferDeviceCreateV2 is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 38), (uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 38, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceCreateV2);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, device_allocator, buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 38, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)device_allocator, (uintptr_t)buffer, 88, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreateV2);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_create_v2(nvjpegHandle_t handle, nvjpegDevAllocatorV2_t *device_allocator, nvjpegBufferDevice_t *buffer)
 {
-    cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceCreateV2, &cubind__nvjpeg_offsets[38]);
+    cubind__nvjpegBufferDeviceCreateV2_fn cubind_fn = (cubind__nvjpegBufferDeviceCreateV2_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceCreateV2, &cubind__nvjpeg_offsets[38]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, device_allocator, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 38, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(38, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceResize_fn)(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegBufferDeviceResize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
+/* What the wrapper calls until nvjpegBufferDeviceResize is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceResize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 39), (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 39, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceResize);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 39, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, size, (uintptr_t)stream, 89, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceResize);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_resize(nvjpegBufferDevice_t buffer, size_t size, cudaStream_t stream)
 {
-    cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceResize, &cubind__nvjpeg_offsets[39]);
+    cubind__nvjpegBufferDeviceResize_fn cubind_fn = (cubind__nvjpegBufferDeviceResize_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceResize, &cubind__nvjpeg_offsets[39]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 39, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(39, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceDestroy_fn)(nvjpegBufferDevice_t buffer);
-
-/* What the wrapper calls until nvjpegBufferDeviceDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer)
+/* What the wrapper calls until nvjpegBufferDeviceDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceDestroy(nvjpegBufferDevice_t buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 40), (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 40, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 40, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)buffer, 26, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_destroy(nvjpegBufferDevice_t buffer)
 {
-    cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceDestroy, &cubind__nvjpeg_offsets[40]);
+    cubind__nvjpegBufferDeviceDestroy_fn cubind_fn = (cubind__nvjpegBufferDeviceDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceDestroy, &cubind__nvjpeg_offsets[40]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 40, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(40, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferPinnedRetrieve_fn)(nvjpegBufferPinned_t buffer, size_t *size, void **ptr);
-
-/* What the wrapper calls until nvjpegBufferPinnedRetrieve is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
+/* What the wrapper calls until nvjpegBufferPinnedRetrieve is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 41), (uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 41, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferPinnedRetrieve);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, ptr);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 41, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 90, (cubind__fnptr)cubind__slow_nvjpegBufferPinnedRetrieve);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_pinned_retrieve(nvjpegBufferPinned_t buffer, size_t *size, void **ptr)
 {
-    cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferPinnedRetrieve, &cubind__nvjpeg_offsets[41]);
+    cubind__nvjpegBufferPinnedRetrieve_fn cubind_fn = (cubind__nvjpegBufferPinnedRetrieve_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferPinnedRetrieve, &cubind__nvjpeg_offsets[41]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, ptr);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 41, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(41, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegBufferDeviceRetrieve_fn)(nvjpegBufferDevice_t buffer, size_t *size, void **ptr);
-
-/* What the wrapper calls until nvjpegBufferDeviceRetrieve is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
+/* What the wrapper calls until nvjpegBufferDeviceRetrieve is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 42), (uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 42, &cubind_unavailable, (cubind__fnptr)slow_nvjpegBufferDeviceRetrieve);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(buffer, size, ptr);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 42, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)buffer, (uintptr_t)size, (uintptr_t)ptr, 91, (cubind__fnptr)cubind__slow_nvjpegBufferDeviceRetrieve);
 }
 
 nvjpegStatus_t cubind_nvjpeg_buffer_device_retrieve(nvjpegBufferDevice_t buffer, size_t *size, void **ptr)
 {
-    cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__target((cubind__fnptr)slow_nvjpegBufferDeviceRetrieve, &cubind__nvjpeg_offsets[42]);
+    cubind__nvjpegBufferDeviceRetrieve_fn cubind_fn = (cubind__nvjpegBufferDeviceRetrieve_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegBufferDeviceRetrieve, &cubind__nvjpeg_offsets[42]);
     nvjpegStatus_t cubind_status = cubind_fn(buffer, size, ptr);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 42, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(42, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegStateAttachPinnedBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer);
-
-/* What the wrapper calls until nvjpegStateAttachPinnedBuffer is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
+/* What the wrapper calls until nvjpegStateAttachPinnedBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 43), (uintptr_t)decoder_state, (uintptr_t)pinned_buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 43, &cubind_unavailable, (cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_state, pinned_buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 43, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)decoder_state, (uintptr_t)pinned_buffer, 25, (cubind__fnptr)cubind__slow_nvjpegStateAttachPinnedBuffer);
 }
 
 nvjpegStatus_t cubind_nvjpeg_state_attach_pinned_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferPinned_t pinned_buffer)
 {
-    cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__target((cubind__fnptr)slow_nvjpegStateAttachPinnedBuffer, &cubind__nvjpeg_offsets[43]);
+    cubind__nvjpegStateAttachPinnedBuffer_fn cubind_fn = (cubind__nvjpegStateAttachPinnedBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegStateAttachPinnedBuffer, &cubind__nvjpeg_offsets[43]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_state, pinned_buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 43, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(43, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegStateAttachDeviceBuffer_fn)(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer);
-
-/* What the wrapper calls until nvjpegStateAttachDeviceBuffer is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
+/* What the wrapper calls until nvjpegStateAttachDeviceBuffer is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 44), (uintptr_t)decoder_state, (uintptr_t)device_buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 44, &cubind_unavailable, (cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_state, device_buffer);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 44, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)decoder_state, (uintptr_t)device_buffer, 26, (cubind__fnptr)cubind__slow_nvjpegStateAttachDeviceBuffer);
 }
 
 nvjpegStatus_t cubind_nvjpeg_state_attach_device_buffer(nvjpegJpegState_t decoder_state, nvjpegBufferDevice_t device_buffer)
 {
-    cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__target((cubind__fnptr)slow_nvjpegStateAttachDeviceBuffer, &cubind__nvjpeg_offsets[44]);
+    cubind__nvjpegStateAttachDeviceBuffer_fn cubind_fn = (cubind__nvjpegStateAttachDeviceBuffer_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegStateAttachDeviceBuffer, &cubind__nvjpeg_offsets[44]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_state, device_buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 44, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(44, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamCreate_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 45), (uintptr_t)handle, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 45, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 45, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)handle, (uintptr_t)jpeg_stream, 27, (cubind__fnptr)cubind__slow_nvjpegJpegStreamCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_create(nvjpegHandle_t handle, nvjpegJpegStream_t *jpeg_stream)
 {
-    cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamCreate, &cubind__nvjpeg_offsets[45]);
+    cubind__nvjpegJpegStreamCreate_fn cubind_fn = (cubind__nvjpegJpegStreamCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamCreate, &cubind__nvjpeg_offsets[45]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 45, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(45, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamDestroy_fn)(nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 46), (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 46, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 46, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)jpeg_stream, 27, (cubind__fnptr)cubind__slow_nvjpegJpegStreamDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_destroy(nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamDestroy, &cubind__nvjpeg_offsets[46]);
+    cubind__nvjpegJpegStreamDestroy_fn cubind_fn = (cubind__nvjpegJpegStreamDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamDestroy, &cubind__nvjpeg_offsets[46]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 46, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(46, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParse_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamParse is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamParse is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamParse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 47), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (long long)save_metadata, (long long)save_stream, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 47, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamParse);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, save_metadata, save_stream, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 47, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_89((uintptr_t)handle, (uintptr_t)data, length, save_metadata, save_stream, (uintptr_t)jpeg_stream, 26.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse(nvjpegHandle_t handle, const unsigned char *data, size_t length, int save_metadata, int save_stream, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParse, &cubind__nvjpeg_offsets[47]);
+    cubind__nvjpegJpegStreamParse_fn cubind_fn = (cubind__nvjpegJpegStreamParse_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamParse, &cubind__nvjpeg_offsets[47]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, save_metadata, save_stream, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 47, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(47, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseHeader_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamParseHeader is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamParseHeader is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamParseHeader(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 48), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 48, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamParseHeader);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 48, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 87, (cubind__fnptr)cubind__slow_nvjpegJpegStreamParseHeader);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_header(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParseHeader, &cubind__nvjpeg_offsets[48]);
+    cubind__nvjpegJpegStreamParseHeader_fn cubind_fn = (cubind__nvjpegJpegStreamParseHeader_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamParseHeader, &cubind__nvjpeg_offsets[48]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 48, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(48, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamParseTables_fn)(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegJpegStreamParseTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegJpegStreamParseTables is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamParseTables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 49), (uintptr_t)handle, (uintptr_t)data, (unsigned long long)length, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 49, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamParseTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, data, length, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 49, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)data, length, (uintptr_t)jpeg_stream, 88, (cubind__fnptr)cubind__slow_nvjpegJpegStreamParseTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_parse_tables(nvjpegHandle_t handle, const unsigned char *data, size_t length, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamParseTables, &cubind__nvjpeg_offsets[49]);
+    cubind__nvjpegJpegStreamParseTables_fn cubind_fn = (cubind__nvjpegJpegStreamParseTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamParseTables, &cubind__nvjpeg_offsets[49]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, data, length, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 49, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(49, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetJpegEncoding_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding);
-
-/* What the wrapper calls until nvjpegJpegStreamGetJpegEncoding is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
+/* What the wrapper calls until nvjpegJpegStreamGetJpegEncoding is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 50), (uintptr_t)jpeg_stream, (uintptr_t)jpeg_encoding);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 50, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, jpeg_encoding);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 50, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)jpeg_stream, (uintptr_t)jpeg_encoding, 28, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetJpegEncoding);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(nvjpegJpegStream_t jpeg_stream, nvjpegJpegEncoding_t *jpeg_encoding)
 {
-    cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetJpegEncoding, &cubind__nvjpeg_offsets[50]);
+    cubind__nvjpegJpegStreamGetJpegEncoding_fn cubind_fn = (cubind__nvjpegJpegStreamGetJpegEncoding_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetJpegEncoding, &cubind__nvjpeg_offsets[50]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, jpeg_encoding);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 50, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(50, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetFrameDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height);
-
-/* What the wrapper calls until nvjpegJpegStreamGetFrameDimensions is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
+/* What the wrapper calls until nvjpegJpegStreamGetFrameDimensions is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 51), (uintptr_t)jpeg_stream, (uintptr_t)width, (uintptr_t)height);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 51, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, width, height);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 51, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)jpeg_stream, (uintptr_t)width, (uintptr_t)height, 92, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetFrameDimensions);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_frame_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int *width, unsigned int *height)
 {
-    cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetFrameDimensions, &cubind__nvjpeg_offsets[51]);
+    cubind__nvjpegJpegStreamGetFrameDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetFrameDimensions_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetFrameDimensions, &cubind__nvjpeg_offsets[51]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, width, height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 51, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(51, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentsNum_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num);
-
-/* What the wrapper calls until nvjpegJpegStreamGetComponentsNum is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
+/* What the wrapper calls until nvjpegJpegStreamGetComponentsNum is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 52), (uintptr_t)jpeg_stream, (uintptr_t)components_num);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 52, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, components_num);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 52, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)jpeg_stream, (uintptr_t)components_num, 29, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentsNum);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_components_num(nvjpegJpegStream_t jpeg_stream, unsigned int *components_num)
 {
-    cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetComponentsNum, &cubind__nvjpeg_offsets[52]);
+    cubind__nvjpegJpegStreamGetComponentsNum_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentsNum_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentsNum, &cubind__nvjpeg_offsets[52]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, components_num);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 52, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(52, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetComponentDimensions_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height);
-
-/* What the wrapper calls until nvjpegJpegStreamGetComponentDimensions is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
+/* What the wrapper calls until nvjpegJpegStreamGetComponentDimensions is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 53), (uintptr_t)jpeg_stream, (unsigned long long)component, (uintptr_t)width, (uintptr_t)height);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 53, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, component, width, height);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 53, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)jpeg_stream, component, (uintptr_t)width, (uintptr_t)height, 89, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentDimensions);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_component_dimensions(nvjpegJpegStream_t jpeg_stream, unsigned int component, unsigned int *width, unsigned int *height)
 {
-    cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetComponentDimensions, &cubind__nvjpeg_offsets[53]);
+    cubind__nvjpegJpegStreamGetComponentDimensions_fn cubind_fn = (cubind__nvjpegJpegStreamGetComponentDimensions_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetComponentDimensions, &cubind__nvjpeg_offsets[53]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, component, width, height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 53, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(53, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetExifOrientation_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag);
-
-/* What the wrapper calls until nvjpegJpegStreamGetExifOrientation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
+/* What the wrapper calls until nvjpegJpegStreamGetExifOrientation is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 54), (uintptr_t)jpeg_stream, (uintptr_t)orientation_flag);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 54, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, orientation_flag);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 54, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)jpeg_stream, (uintptr_t)orientation_flag, 30, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetExifOrientation);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_exif_orientation(nvjpegJpegStream_t jpeg_stream, nvjpegExifOrientation_t *orientation_flag)
 {
-    cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetExifOrientation, &cubind__nvjpeg_offsets[54]);
+    cubind__nvjpegJpegStreamGetExifOrientation_fn cubind_fn = (cubind__nvjpegJpegStreamGetExifOrientation_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetExifOrientation, &cubind__nvjpeg_offsets[54]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, orientation_flag);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 54, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(54, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetSamplePrecision_fn)(nvjpegJpegStream_t jpeg_stream, unsigned int *precision);
-
-/* What the wrapper calls until nvjpegJpegStreamGetSamplePrecision is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
+/* What the wrapper calls until nvjpegJpegStreamGetSamplePrecision is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 55), (uintptr_t)jpeg_stream, (uintptr_t)precision);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 55, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, precision);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 55, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)jpeg_stream, (uintptr_t)precision, 31, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetSamplePrecision);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_sample_precision(nvjpegJpegStream_t jpeg_stream, unsigned int *precision)
 {
-    cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetSamplePrecision, &cubind__nvjpeg_offsets[55]);
+    cubind__nvjpegJpegStreamGetSamplePrecision_fn cubind_fn = (cubind__nvjpegJpegStreamGetSamplePrecision_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetSamplePrecision, &cubind__nvjpeg_offsets[55]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, precision);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 55, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(55, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegJpegStreamGetChromaSubsampling_fn)(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling);
-
-/* What the wrapper calls until nvjpegJpegStreamGetChromaSubsampling is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
+/* What the wrapper calls until nvjpegJpegStreamGetChromaSubsampling is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 56), (uintptr_t)jpeg_stream, (uintptr_t)chroma_subsampling);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 56, &cubind_unavailable, (cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(jpeg_stream, chroma_subsampling);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 56, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)jpeg_stream, (uintptr_t)chroma_subsampling, 32, (cubind__fnptr)cubind__slow_nvjpegJpegStreamGetChromaSubsampling);
 }
 
 nvjpegStatus_t cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(nvjpegJpegStream_t jpeg_stream, nvjpegChromaSubsampling_t *chroma_subsampling)
 {
-    cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__target((cubind__fnptr)slow_nvjpegJpegStreamGetChromaSubsampling, &cubind__nvjpeg_offsets[56]);
+    cubind__nvjpegJpegStreamGetChromaSubsampling_fn cubind_fn = (cubind__nvjpegJpegStreamGetChromaSubsampling_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegJpegStreamGetChromaSubsampling, &cubind__nvjpeg_offsets[56]);
     nvjpegStatus_t cubind_status = cubind_fn(jpeg_stream, chroma_subsampling);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 56, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(56, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsCreate_fn)(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params);
-
-/* What the wrapper calls until nvjpegDecodeParamsCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
+/* What the wrapper calls until nvjpegDecodeParamsCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 57), (uintptr_t)handle, (uintptr_t)decode_params);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 57, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decode_params);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 57, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)handle, (uintptr_t)decode_params, 33, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_create(nvjpegHandle_t handle, nvjpegDecodeParams_t *decode_params)
 {
-    cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsCreate, &cubind__nvjpeg_offsets[57]);
+    cubind__nvjpegDecodeParamsCreate_fn cubind_fn = (cubind__nvjpegDecodeParamsCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsCreate, &cubind__nvjpeg_offsets[57]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decode_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 57, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(57, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsDestroy_fn)(nvjpegDecodeParams_t decode_params);
-
-/* What the wrapper calls until nvjpegDecodeParamsDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params)
+/* What the wrapper calls until nvjpegDecodeParamsDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsDestroy(nvjpegDecodeParams_t decode_params)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 58), (uintptr_t)decode_params);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 58, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 58, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)decode_params, 28, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_destroy(nvjpegDecodeParams_t decode_params)
 {
-    cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsDestroy, &cubind__nvjpeg_offsets[58]);
+    cubind__nvjpegDecodeParamsDestroy_fn cubind_fn = (cubind__nvjpegDecodeParamsDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsDestroy, &cubind__nvjpeg_offsets[58]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 58, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(58, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetOutputFormat_fn)(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetOutputFormat is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
+/* What the wrapper calls until nvjpegDecodeParamsSetOutputFormat is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetOutputFormat(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 59), (uintptr_t)decode_params, (long long)output_format);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 59, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, output_format);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 59, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)decode_params, output_format, 34, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetOutputFormat);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_output_format(nvjpegDecodeParams_t decode_params, nvjpegOutputFormat_t output_format)
 {
-    cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetOutputFormat, &cubind__nvjpeg_offsets[59]);
+    cubind__nvjpegDecodeParamsSetOutputFormat_fn cubind_fn = (cubind__nvjpegDecodeParamsSetOutputFormat_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetOutputFormat, &cubind__nvjpeg_offsets[59]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, output_format);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 59, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(59, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetROI_fn)(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetROI is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
+/* What the wrapper calls until nvjpegDecodeParamsSetROI is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetROI(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 60), (uintptr_t)decode_params, (long long)offset_x, (long long)offset_y, (long long)roi_width, (long long)roi_height);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 60, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetROI);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, offset_x, offset_y, roi_width, roi_height);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 60, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)decode_params, offset_x, offset_y, roi_width, roi_height, 86);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_roi(nvjpegDecodeParams_t decode_params, int offset_x, int offset_y, int roi_width, int roi_height)
 {
-    cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetROI, &cubind__nvjpeg_offsets[60]);
+    cubind__nvjpegDecodeParamsSetROI_fn cubind_fn = (cubind__nvjpegDecodeParamsSetROI_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetROI, &cubind__nvjpeg_offsets[60]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, offset_x, offset_y, roi_width, roi_height);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 60, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(60, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetAllowCMYK_fn)(nvjpegDecodeParams_t decode_params, int allow_cmyk);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetAllowCMYK is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk)
+/* What the wrapper calls until nvjpegDecodeParamsSetAllowCMYK is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDecodeParams_t decode_params, int allow_cmyk)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 61), (uintptr_t)decode_params, (long long)allow_cmyk);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 61, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, allow_cmyk);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 61, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)decode_params, allow_cmyk, 35, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetAllowCMYK);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_allow_cmyk(nvjpegDecodeParams_t decode_params, int allow_cmyk)
 {
-    cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetAllowCMYK, &cubind__nvjpeg_offsets[61]);
+    cubind__nvjpegDecodeParamsSetAllowCMYK_fn cubind_fn = (cubind__nvjpegDecodeParamsSetAllowCMYK_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetAllowCMYK, &cubind__nvjpeg_offsets[61]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, allow_cmyk);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 61, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(61, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetScaleFactor_fn)(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetScaleFactor is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
+/* What the wrapper calls until nvjpegDecodeParamsSetScaleFactor is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 62), (uintptr_t)decode_params, (long long)scale_factor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 62, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, scale_factor);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 62, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)decode_params, scale_factor, 36, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetScaleFactor);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_scale_factor(nvjpegDecodeParams_t decode_params, nvjpegScaleFactor_t scale_factor)
 {
-    cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetScaleFactor, &cubind__nvjpeg_offsets[62]);
+    cubind__nvjpegDecodeParamsSetScaleFactor_fn cubind_fn = (cubind__nvjpegDecodeParamsSetScaleFactor_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetScaleFactor, &cubind__nvjpeg_offsets[62]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, scale_factor);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 62, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(62, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeParamsSetExifOrientation_fn)(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation);
-
-/* What the wrapper calls until nvjpegDecodeParamsSetExifOrientation is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
+/* What the wrapper calls until nvjpegDecodeParamsSetExifOrientation is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeParamsSetExifOrientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 63), (uintptr_t)decode_params, (long long)orientation);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 63, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decode_params, orientation);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 63, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)decode_params, orientation, 37, (cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetExifOrientation);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_params_set_exif_orientation(nvjpegDecodeParams_t decode_params, nvjpegExifOrientation_t orientation)
 {
-    cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeParamsSetExifOrientation, &cubind__nvjpeg_offsets[63]);
+    cubind__nvjpegDecodeParamsSetExifOrientation_fn cubind_fn = (cubind__nvjpegDecodeParamsSetExifOrientation_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeParamsSetExifOrientation, &cubind__nvjpeg_offsets[63]);
     nvjpegStatus_t cubind_status = cubind_fn(decode_params, orientation);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 63, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(63, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle);
-
-/* What the wrapper calls until nvjpegDecoderCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
+/* What the wrapper calls until nvjpegDecoderCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 64), (uintptr_t)nvjpeg_handle, (long long)implementation, (uintptr_t)decoder_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 64, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nvjpeg_handle, implementation, decoder_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 64, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)nvjpeg_handle, implementation, (uintptr_t)decoder_handle, 93, (cubind__fnptr)cubind__slow_nvjpegDecoderCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_create(nvjpegHandle_t nvjpeg_handle, nvjpegBackend_t implementation, nvjpegJpegDecoder_t *decoder_handle)
 {
-    cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderCreate, &cubind__nvjpeg_offsets[64]);
+    cubind__nvjpegDecoderCreate_fn cubind_fn = (cubind__nvjpegDecoderCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderCreate, &cubind__nvjpeg_offsets[64]);
     nvjpegStatus_t cubind_status = cubind_fn(nvjpeg_handle, implementation, decoder_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 64, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(64, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderDestroy_fn)(nvjpegJpegDecoder_t decoder_handle);
-
-/* What the wrapper calls until nvjpegDecoderDestroy is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle)
+/* What the wrapper calls until nvjpegDecoderDestroy is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t decoder_handle)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 65), (uintptr_t)decoder_handle);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 65, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderDestroy);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_handle);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 65, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_110((uintptr_t)decoder_handle, 29, (cubind__fnptr)cubind__slow_nvjpegDecoderDestroy);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_destroy(nvjpegJpegDecoder_t decoder_handle)
 {
-    cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderDestroy, &cubind__nvjpeg_offsets[65]);
+    cubind__nvjpegDecoderDestroy_fn cubind_fn = (cubind__nvjpegDecoderDestroy_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderDestroy, &cubind__nvjpeg_offsets[65]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_handle);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 65, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(65, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderJpegSupported_fn)(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
-
-/* What the wrapper calls until nvjpegDecoderJpegSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
+/* What the wrapper calls until nvjpegDecoderJpegSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 66), (uintptr_t)decoder_handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 66, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderJpegSupported);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(decoder_handle, jpeg_stream, decode_params, is_supported);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 66, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)decoder_handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 90, (cubind__fnptr)cubind__slow_nvjpegDecoderJpegSupported);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_jpeg_supported(nvjpegJpegDecoder_t decoder_handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderJpegSupported, &cubind__nvjpeg_offsets[66]);
+    cubind__nvjpegDecoderJpegSupported_fn cubind_fn = (cubind__nvjpegDecoderJpegSupported_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderJpegSupported, &cubind__nvjpeg_offsets[66]);
     nvjpegStatus_t cubind_status = cubind_fn(decoder_handle, jpeg_stream, decode_params, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 66, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(66, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupported_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported);
-
-/* What the wrapper calls until nvjpegDecodeBatchedSupported is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
+/* What the wrapper calls until nvjpegDecodeBatchedSupported is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 67), (uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)is_supported);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 67, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedSupported);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_stream, is_supported);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 67, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)is_supported, 94, (cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupported);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_supported(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, int *is_supported)
 {
-    cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedSupported, &cubind__nvjpeg_offsets[67]);
+    cubind__nvjpegDecodeBatchedSupported_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupported_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupported, &cubind__nvjpeg_offsets[67]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 67, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(67, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedSupportedEx_fn)(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported);
-
-/* What the wrapper calls until nvjpegDecodeBatchedSupportedEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
+/* What the wrapper calls until nvjpegDecodeBatchedSupportedEx is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 68), (uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 68, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_stream, decode_params, is_supported);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 68, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)jpeg_stream, (uintptr_t)decode_params, (uintptr_t)is_supported, 91, (cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupportedEx);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_supported_ex(nvjpegHandle_t handle, nvjpegJpegStream_t jpeg_stream, nvjpegDecodeParams_t decode_params, int *is_supported)
 {
-    cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedSupportedEx, &cubind__nvjpeg_offsets[68]);
+    cubind__nvjpegDecodeBatchedSupportedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedSupportedEx_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedSupportedEx, &cubind__nvjpeg_offsets[68]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_stream, decode_params, is_supported);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 68, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(68, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecoderStateCreate_fn)(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state);
-
-/* What the wrapper calls until nvjpegDecoderStateCreate is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
+/* What the wrapper calls until nvjpegDecoderStateCreate is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 69), (uintptr_t)nvjpeg_handle, (uintptr_t)decoder_handle, (uintptr_t)decoder_state);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 69, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecoderStateCreate);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(nvjpeg_handle, decoder_handle, decoder_state);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 69, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_108((uintptr_t)nvjpeg_handle, (uintptr_t)decoder_handle, (uintptr_t)decoder_state, 95, (cubind__fnptr)cubind__slow_nvjpegDecoderStateCreate);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decoder_state_create(nvjpegHandle_t nvjpeg_handle, nvjpegJpegDecoder_t decoder_handle, nvjpegJpegState_t *decoder_state)
 {
-    cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__target((cubind__fnptr)slow_nvjpegDecoderStateCreate, &cubind__nvjpeg_offsets[69]);
+    cubind__nvjpegDecoderStateCreate_fn cubind_fn = (cubind__nvjpegDecoderStateCreate_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecoderStateCreate, &cubind__nvjpeg_offsets[69]);
     nvjpegStatus_t cubind_status = cubind_fn(nvjpeg_handle, decoder_handle, decoder_state);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 69, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(69, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpeg_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeJpeg is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeJpeg is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 70), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_bitstream, (uintptr_t)destination, (uintptr_t)decode_params, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 70, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpeg);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 70, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_bitstream, (uintptr_t)destination, (uintptr_t)decode_params, (uintptr_t)stream, 15.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_bitstream, nvjpegImage_t *destination, nvjpegDecodeParams_t decode_params, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpeg, &cubind__nvjpeg_offsets[70]);
+    cubind__nvjpegDecodeJpeg_fn cubind_fn = (cubind__nvjpegDecodeJpeg_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpeg, &cubind__nvjpeg_offsets[70]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 70, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(70, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegHost_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream);
-
-/* What the wrapper calls until nvjpegDecodeJpegHost is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
+/* What the wrapper calls until nvjpegDecodeJpegHost is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpegHost(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 71), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)decode_params, (uintptr_t)jpeg_stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 71, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpegHost);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, decode_params, jpeg_stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 71, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)decode_params, (uintptr_t)jpeg_stream, 87);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_host(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegDecodeParams_t decode_params, nvjpegJpegStream_t jpeg_stream)
 {
-    cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegHost, &cubind__nvjpeg_offsets[71]);
+    cubind__nvjpegDecodeJpegHost_fn cubind_fn = (cubind__nvjpegDecodeJpegHost_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpegHost, &cubind__nvjpeg_offsets[71]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, decode_params, jpeg_stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 71, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(71, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegTransferToDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeJpegTransferToDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeJpegTransferToDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpegTransferToDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 72), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 72, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 72, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)jpeg_stream, (uintptr_t)stream, 88);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_transfer_to_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegTransferToDevice, &cubind__nvjpeg_offsets[72]);
+    cubind__nvjpegDecodeJpegTransferToDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegTransferToDevice_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpegTransferToDevice, &cubind__nvjpeg_offsets[72]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 72, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(72, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeJpegDevice_fn)(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeJpegDevice is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeJpegDevice is resolved, and every call while tracing: the slow path
+ * of its shape, 75 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 73), (uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)destination, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 73, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeJpegDevice);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, decoder, decoder_state, destination, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 73, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_75((uintptr_t)handle, (uintptr_t)decoder, (uintptr_t)decoder_state, (uintptr_t)destination, (uintptr_t)stream, 89);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_jpeg_device(nvjpegHandle_t handle, nvjpegJpegDecoder_t decoder, nvjpegJpegState_t decoder_state, nvjpegImage_t *destination, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeJpegDevice, &cubind__nvjpeg_offsets[73]);
+    cubind__nvjpegDecodeJpegDevice_fn cubind_fn = (cubind__nvjpegDecodeJpegDevice_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeJpegDevice, &cubind__nvjpeg_offsets[73]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, decoder, decoder_state, destination, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 73, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(73, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegDecodeBatchedEx_fn)(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegDecodeBatchedEx is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
+/* What the wrapper calls until nvjpegDecodeBatchedEx is resolved, and every call while tracing: the slow path
+ * of its shape, 94 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 74), (uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)decode_params, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 74, &cubind_unavailable, (cubind__fnptr)slow_nvjpegDecodeBatchedEx);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 74, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_94((uintptr_t)handle, (uintptr_t)jpeg_handle, (uintptr_t)data, (uintptr_t)lengths, (uintptr_t)destinations, (uintptr_t)decode_params, (uintptr_t)stream, 16.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_decode_batched_ex(nvjpegHandle_t handle, nvjpegJpegState_t jpeg_handle, const unsigned char *const *data, const size_t *lengths, nvjpegImage_t *destinations, nvjpegDecodeParams_t *decode_params, cudaStream_t stream)
 {
-    cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__target((cubind__fnptr)slow_nvjpegDecodeBatchedEx, &cubind__nvjpeg_offsets[74]);
+    cubind__nvjpegDecodeBatchedEx_fn cubind_fn = (cubind__nvjpegDecodeBatchedEx_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegDecodeBatchedEx, &cubind__nvjpeg_offsets[74]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 74, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(74, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyMetadata_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCopyMetadata is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCopyMetadata is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCopyMetadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 75), (uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 75, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 75, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 92, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyMetadata);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_metadata(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyMetadata, &cubind__nvjpeg_offsets[75]);
+    cubind__nvjpegEncoderParamsCopyMetadata_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyMetadata_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyMetadata, &cubind__nvjpeg_offsets[75]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 75, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(75, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCopyQuantizationTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCopyQuantizationTables is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCopyQuantizationTables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 76), (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 76, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encode_params, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 76, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_112((uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 0, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyQuantizationTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_quantization_tables(nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyQuantizationTables, &cubind__nvjpeg_offsets[76]);
+    cubind__nvjpegEncoderParamsCopyQuantizationTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyQuantizationTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyQuantizationTables, &cubind__nvjpeg_offsets[76]);
     nvjpegStatus_t cubind_status = cubind_fn(encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 76, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(76, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsCopyHuffmanTables is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsCopyHuffmanTables is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsCopyHuffmanTables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 77), (uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 77, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 77, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)encoder_state, (uintptr_t)encode_params, (uintptr_t)jpeg_stream, (uintptr_t)stream, 93, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyHuffmanTables);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_copy_huffman_tables(nvjpegEncoderState_t encoder_state, nvjpegEncoderParams_t encode_params, nvjpegJpegStream_t jpeg_stream, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsCopyHuffmanTables, &cubind__nvjpeg_offsets[77]);
+    cubind__nvjpegEncoderParamsCopyHuffmanTables_fn cubind_fn = (cubind__nvjpegEncoderParamsCopyHuffmanTables_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsCopyHuffmanTables, &cubind__nvjpeg_offsets[77]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 77, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(77, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegGetHardwareEncoderInfo_fn)(nvjpegHandle_t handle, unsigned int *num_engines);
-
-/* What the wrapper calls until nvjpegGetHardwareEncoderInfo is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareEncoderInfo(nvjpegHandle_t handle, unsigned int *num_engines)
+/* What the wrapper calls until nvjpegGetHardwareEncoderInfo is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegGetHardwareEncoderInfo(nvjpegHandle_t handle, unsigned int *num_engines)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 78), (uintptr_t)handle, (uintptr_t)num_engines);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegGetHardwareEncoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareEncoderInfo_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 78, &cubind_unavailable, (cubind__fnptr)slow_nvjpegGetHardwareEncoderInfo);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, num_engines);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 78, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_111((uintptr_t)handle, (uintptr_t)num_engines, 38, (cubind__fnptr)cubind__slow_nvjpegGetHardwareEncoderInfo);
 }
 
 nvjpegStatus_t cubind_nvjpeg_get_hardware_encoder_info(nvjpegHandle_t handle, unsigned int *num_engines)
 {
-    cubind__nvjpegGetHardwareEncoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareEncoderInfo_fn)cubind__target((cubind__fnptr)slow_nvjpegGetHardwareEncoderInfo, &cubind__nvjpeg_offsets[78]);
+    cubind__nvjpegGetHardwareEncoderInfo_fn cubind_fn = (cubind__nvjpegGetHardwareEncoderInfo_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegGetHardwareEncoderInfo, &cubind__nvjpeg_offsets[78]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, num_engines);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 78, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(78, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderStateCreateWithBackend_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, nvjpegEncBackend_t backend, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderStateCreateWithBackend is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreateWithBackend(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, nvjpegEncBackend_t backend, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderStateCreateWithBackend is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderStateCreateWithBackend(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, nvjpegEncBackend_t backend, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 79), (uintptr_t)handle, (uintptr_t)encoder_state, (long long)backend, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderStateCreateWithBackend_fn cubind_fn = (cubind__nvjpegEncoderStateCreateWithBackend_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 79, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderStateCreateWithBackend);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, backend, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 79, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_86((uintptr_t)handle, (uintptr_t)encoder_state, backend, (uintptr_t)stream, 94, (cubind__fnptr)cubind__slow_nvjpegEncoderStateCreateWithBackend);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_state_create_with_backend(nvjpegHandle_t handle, nvjpegEncoderState_t *encoder_state, nvjpegEncBackend_t backend, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderStateCreateWithBackend_fn cubind_fn = (cubind__nvjpegEncoderStateCreateWithBackend_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderStateCreateWithBackend, &cubind__nvjpeg_offsets[79]);
+    cubind__nvjpegEncoderStateCreateWithBackend_fn cubind_fn = (cubind__nvjpegEncoderStateCreateWithBackend_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderStateCreateWithBackend, &cubind__nvjpeg_offsets[79]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, backend, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 79, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(79, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncoderParamsSetRestartInterval_fn)(nvjpegEncoderParams_t encoder_params, unsigned int restart_interval, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncoderParamsSetRestartInterval is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetRestartInterval(nvjpegEncoderParams_t encoder_params, unsigned int restart_interval, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncoderParamsSetRestartInterval is resolved, and every call while tracing: the slow path
+ * of its shape, 112 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncoderParamsSetRestartInterval(nvjpegEncoderParams_t encoder_params, unsigned int restart_interval, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 80), (uintptr_t)encoder_params, (unsigned long long)restart_interval, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncoderParamsSetRestartInterval_fn cubind_fn = (cubind__nvjpegEncoderParamsSetRestartInterval_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 80, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncoderParamsSetRestartInterval);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(encoder_params, restart_interval, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 80, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_112((uintptr_t)encoder_params, restart_interval, (uintptr_t)stream, 1, (cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetRestartInterval);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encoder_params_set_restart_interval(nvjpegEncoderParams_t encoder_params, unsigned int restart_interval, cudaStream_t stream)
 {
-    cubind__nvjpegEncoderParamsSetRestartInterval_fn cubind_fn = (cubind__nvjpegEncoderParamsSetRestartInterval_fn)cubind__target((cubind__fnptr)slow_nvjpegEncoderParamsSetRestartInterval, &cubind__nvjpeg_offsets[80]);
+    cubind__nvjpegEncoderParamsSetRestartInterval_fn cubind_fn = (cubind__nvjpegEncoderParamsSetRestartInterval_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncoderParamsSetRestartInterval, &cubind__nvjpeg_offsets[80]);
     nvjpegStatus_t cubind_status = cubind_fn(encoder_params, restart_interval, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 80, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(80, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvjpegStatus_t (*cubind__nvjpegEncode_fn)(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t input_subsampling, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream);
-
-/* What the wrapper calls until nvjpegEncode is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncode(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t input_subsampling, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
+/* What the wrapper calls until nvjpegEncode is resolved, and every call while tracing: the slow path
+ * of its shape, 63 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvjpegStatus_t cubind__slow_nvjpegEncode(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t input_subsampling, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVJPEG, 81), (uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, (long long)input_subsampling, (long long)input_format, (long long)image_width, (long long)image_height, (uintptr_t)stream);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvjpegEncode_fn cubind_fn = (cubind__nvjpegEncode_fn)cubind__resolve(&cubind__nvjpeg_symbols.table, 81, &cubind_unavailable, (cubind__fnptr)slow_nvjpegEncode);
-    nvjpegStatus_t cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvjpegStatus_t)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_subsampling, input_format, image_width, image_height, stream);
-        if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 81, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVJPEG_STATUS_SUCCESS)
-        return (nvjpegStatus_t)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvjpegStatus_t)cubind__shape_63((uintptr_t)handle, (uintptr_t)encoder_state, (uintptr_t)encoder_params, (uintptr_t)source, input_subsampling, input_format, image_width, image_height, (uintptr_t)stream, 56.0);
 }
 
 nvjpegStatus_t cubind_nvjpeg_encode(nvjpegHandle_t handle, nvjpegEncoderState_t encoder_state, const nvjpegEncoderParams_t encoder_params, const nvjpegImage_t *source, nvjpegChromaSubsampling_t input_subsampling, nvjpegInputFormat_t input_format, int image_width, int image_height, cudaStream_t stream)
 {
-    cubind__nvjpegEncode_fn cubind_fn = (cubind__nvjpegEncode_fn)cubind__target((cubind__fnptr)slow_nvjpegEncode, &cubind__nvjpeg_offsets[81]);
+    cubind__nvjpegEncode_fn cubind_fn = (cubind__nvjpegEncode_fn)cubind__target((cubind__fnptr)cubind__slow_nvjpegEncode, &cubind__nvjpeg_offsets[81]);
     nvjpegStatus_t cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_subsampling, input_format, image_width, image_height, stream);
     if (CUBIND_UNLIKELY(cubind_status != NVJPEG_STATUS_SUCCESS))
-        return (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 81, (int)cubind_status);
+        return (nvjpegStatus_t)cubind_failed(81, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_nvrtc_slots_005d5f08eb26 = (cubind_slot *)cubind__nvrt
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvrtc_symbols {
     cubind__symbol_table table;
     struct names {
@@ -85,57 +87,61 @@ const struct cubind__nvrtc_symbols {
         char wrapper_cubind_nvrtc_get_pch_heap_size_required[40];
         char symbol_nvrtcSetFlowCallback[21];
         char wrapper_cubind_nvrtc_set_flow_callback[31];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[13];
-        char trace_1[17];
-        char trace_2[13];
-        char trace_3[19];
-        char trace_4[55];
-        char trace_5[9];
-        char trace_6[30];
-        char trace_7[21];
-        char trace_8[14];
-        char trace_9[23];
-        char trace_10[16];
-        char trace_11[23];
-        char trace_12[16];
-        char trace_13[25];
-        char trace_14[18];
-        char trace_15[21];
-        char trace_16[14];
-        char trace_17[26];
-        char trace_18[40];
-        char trace_19[8];
-        char trace_20[9];
-        char trace_21[15];
-        char trace_22[28];
-        char enum_0_0[14];
-        char enum_0_1[26];
-        char enum_0_2[37];
-        char enum_0_3[26];
-        char enum_0_4[28];
-        char enum_0_5[27];
-        char enum_0_6[24];
-        char enum_0_7[38];
-        char enum_0_8[50];
-        char enum_0_9[48];
-        char enum_0_10[38];
-        char enum_0_11[27];
-        char enum_0_12[35];
-        char enum_0_13[36];
-        char enum_0_14[38];
-        char enum_0_15[23];
-        char enum_0_16[22];
-        char enum_0_17[41];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[13];
+        char trace_1[17];
+        char trace_2[13];
+        char trace_3[19];
+        char trace_4[52];
+        char trace_5[6];
+        char trace_6[27];
+        char trace_7[18];
+        char trace_8[11];
+        char trace_9[20];
+        char trace_10[13];
+        char trace_11[20];
+        char trace_12[13];
+        char trace_13[22];
+        char trace_14[15];
+        char trace_15[18];
+        char trace_16[11];
+        char trace_17[9];
+        char trace_18[23];
+        char trace_19[8];
+        char trace_20[9];
+        char trace_21[12];
+        char trace_22[25];
+        char param_0[5];
+        char param_1[16];
+        char enum_0[7];
+        char enum_0_0[8];
+        char enum_0_1[20];
+        char enum_0_2[31];
+        char enum_0_3[20];
+        char enum_0_4[22];
+        char enum_0_5[21];
+        char enum_0_6[18];
+        char enum_0_7[32];
+        char enum_0_8[44];
+        char enum_0_9[42];
+        char enum_0_10[32];
+        char enum_0_11[21];
+        char enum_0_12[29];
+        char enum_0_13[30];
+        char enum_0_14[32];
+        char enum_0_15[17];
+        char enum_0_16[16];
+        char enum_0_17[35];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[2];
     cubind__trace_enum_range enums[1];
-    long long values[18];
-    unsigned value_names[18];
+    int values[18];
+    unsigned short value_names[18];
 #endif
 } cubind__nvrtc_symbols = {
     {CUBIND_LIB_NVRTC, SYMBOL_COUNT, offsetof(struct cubind__nvrtc_symbols, names),
@@ -194,51 +200,9 @@ const struct cubind__nvrtc_symbols {
         "cubind_nvrtc_get_pch_heap_size_required",
         "nvrtcSetFlowCallback",
         "cubind_nvrtc_set_flow_callback",
-#if !defined(CUBIND_NO_TRACE)
-        "p;e0:result;",
-        "s;pmajor;pminor;",
-        "s;pnumArchs;",
-        "s;psupportedArchs;",
-        "s;pprog;psrc;pname;inumHeaders;pheaders;pincludeNames;",
-        "s;pprog;",
-        "s;pprog;inumOptions;poptions;",
-        "s;pprog;pptxSizeRet;",
-        "s;pprog;pptx;",
-        "s;pprog;pcubinSizeRet;",
-        "s;pprog;pcubin;",
-        "s;pprog;pLTOIRSizeRet;",
-        "s;pprog;pLTOIR;",
-        "s;pprog;poptixirSizeRet;",
-        "s;pprog;poptixir;",
-        "s;pprog;plogSizeRet;",
-        "s;pprog;plog;",
-        "s;pprog;pname_expression;",
-        "s;pprog;pname_expression;plowered_name;",
-        "s;pret;",
-        "s;usize;",
-        "s;pprog;psize;",
-        "s;pprog;pcallback;ppayload;",
-        "NVRTC_SUCCESS",
-        "NVRTC_ERROR_OUT_OF_MEMORY",
-        "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
-        "NVRTC_ERROR_INVALID_INPUT",
-        "NVRTC_ERROR_INVALID_PROGRAM",
-        "NVRTC_ERROR_INVALID_OPTION",
-        "NVRTC_ERROR_COMPILATION",
-        "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-        "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-        "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-        "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-        "NVRTC_ERROR_INTERNAL_ERROR",
-        "NVRTC_ERROR_TIME_FILE_WRITE_FAILED",
-        "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED",
-        "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED",
-        "NVRTC_ERROR_PCH_CREATE",
-        "NVRTC_ERROR_CANCELLED",
-        "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvrtc_symbols, member)
     {
         {AT(symbol_nvrtcGetErrorString), AT(symbol_nvrtcGetErrorString), AT(wrapper_cubind_nvrtc_get_error_string)},
@@ -267,35 +231,85 @@ const struct cubind__nvrtc_symbols {
         {AT(symbol_nvrtcSetFlowCallback), AT(symbol_nvrtcSetFlowCallback), AT(wrapper_cubind_nvrtc_set_flow_callback)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 2, 1, sizeof(int)},
     {
-        AT(trace_0), /* nvrtcGetErrorString */
-        AT(trace_1), /* nvrtcVersion */
-        AT(trace_2), /* nvrtcGetNumSupportedArchs */
-        AT(trace_3), /* nvrtcGetSupportedArchs */
-        AT(trace_4), /* nvrtcCreateProgram */
-        AT(trace_5), /* nvrtcDestroyProgram */
-        AT(trace_6), /* nvrtcCompileProgram */
-        AT(trace_7), /* nvrtcGetPTXSize */
-        AT(trace_8), /* nvrtcGetPTX */
-        AT(trace_9), /* nvrtcGetCUBINSize */
-        AT(trace_10), /* nvrtcGetCUBIN */
-        AT(trace_11), /* nvrtcGetLTOIRSize */
-        AT(trace_12), /* nvrtcGetLTOIR */
-        AT(trace_13), /* nvrtcGetOptiXIRSize */
-        AT(trace_14), /* nvrtcGetOptiXIR */
-        AT(trace_15), /* nvrtcGetProgramLogSize */
-        AT(trace_16), /* nvrtcGetProgramLog */
-        AT(trace_17), /* nvrtcAddNameExpression */
-        AT(trace_18), /* nvrtcGetLoweredName */
-        AT(trace_19), /* nvrtcGetPCHHeapSize */
-        AT(trace_20), /* nvrtcSetPCHHeapSize */
-        AT(trace_5), /* nvrtcGetPCHCreateStatus */
-        AT(trace_21), /* nvrtcGetPCHHeapSizeRequired */
-        AT(trace_22), /* nvrtcSetFlowCallback */
+        "p;e0:result;",
+        "s;pmajor;pminor;",
+        "s;pnumArchs;",
+        "s;psupportedArchs;",
+        "s;p\200;psrc;pname;inumHeaders;pheaders;pincludeNames;",
+        "s;p\200;",
+        "s;p\200;inumOptions;poptions;",
+        "s;p\200;pptxSizeRet;",
+        "s;p\200;pptx;",
+        "s;p\200;pcubinSizeRet;",
+        "s;p\200;pcubin;",
+        "s;p\200;pLTOIRSizeRet;",
+        "s;p\200;pLTOIR;",
+        "s;p\200;poptixirSizeRet;",
+        "s;p\200;poptixir;",
+        "s;p\200;plogSizeRet;",
+        "s;p\200;plog;",
+        "s;p\200;p\201;",
+        "s;p\200;p\201;plowered_name;",
+        "s;pret;",
+        "s;usize;",
+        "s;p\200;psize;",
+        "s;p\200;pcallback;ppayload;",
+        "prog",
+        "name_expression",
+        "NVRTC_",
+        "SUCCESS",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_PROGRAM_CREATION_FAILURE",
+        "ERROR_INVALID_INPUT",
+        "ERROR_INVALID_PROGRAM",
+        "ERROR_INVALID_OPTION",
+        "ERROR_COMPILATION",
+        "ERROR_BUILTIN_OPERATION_FAILURE",
+        "ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+        "ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+        "ERROR_NAME_EXPRESSION_NOT_VALID",
+        "ERROR_INTERNAL_ERROR",
+        "ERROR_TIME_FILE_WRITE_FAILED",
+        "ERROR_NO_PCH_CREATE_ATTEMPTED",
+        "ERROR_PCH_CREATE_HEAP_EXHAUSTED",
+        "ERROR_PCH_CREATE",
+        "ERROR_CANCELLED",
+        "ERROR_TIME_TRACE_FILE_WRITE_FAILED",
     },
     {
-        {0, 18}, /* nvrtcResult */
+        TRACE_AT(trace_0), /* nvrtcGetErrorString */
+        TRACE_AT(trace_1), /* nvrtcVersion */
+        TRACE_AT(trace_2), /* nvrtcGetNumSupportedArchs */
+        TRACE_AT(trace_3), /* nvrtcGetSupportedArchs */
+        TRACE_AT(trace_4), /* nvrtcCreateProgram */
+        TRACE_AT(trace_5), /* nvrtcDestroyProgram */
+        TRACE_AT(trace_6), /* nvrtcCompileProgram */
+        TRACE_AT(trace_7), /* nvrtcGetPTXSize */
+        TRACE_AT(trace_8), /* nvrtcGetPTX */
+        TRACE_AT(trace_9), /* nvrtcGetCUBINSize */
+        TRACE_AT(trace_10), /* nvrtcGetCUBIN */
+        TRACE_AT(trace_11), /* nvrtcGetLTOIRSize */
+        TRACE_AT(trace_12), /* nvrtcGetLTOIR */
+        TRACE_AT(trace_13), /* nvrtcGetOptiXIRSize */
+        TRACE_AT(trace_14), /* nvrtcGetOptiXIR */
+        TRACE_AT(trace_15), /* nvrtcGetProgramLogSize */
+        TRACE_AT(trace_16), /* nvrtcGetProgramLog */
+        TRACE_AT(trace_17), /* nvrtcAddNameExpression */
+        TRACE_AT(trace_18), /* nvrtcGetLoweredName */
+        TRACE_AT(trace_19), /* nvrtcGetPCHHeapSize */
+        TRACE_AT(trace_20), /* nvrtcSetPCHHeapSize */
+        TRACE_AT(trace_5), /* nvrtcGetPCHCreateStatus */
+        TRACE_AT(trace_21), /* nvrtcGetPCHHeapSizeRequired */
+        TRACE_AT(trace_22), /* nvrtcSetFlowCallback */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 18}, /* nvrtcResult */
     },
     {
         0,
@@ -318,42 +332,79 @@ const struct cubind__nvrtc_symbols {
         17,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
-        AT(enum_0_11),
-        AT(enum_0_12),
-        AT(enum_0_13),
-        AT(enum_0_14),
-        AT(enum_0_15),
-        AT(enum_0_16),
-        AT(enum_0_17),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
+        TRACE_AT(enum_0_11),
+        TRACE_AT(enum_0_12),
+        TRACE_AT(enum_0_13),
+        TRACE_AT(enum_0_14),
+        TRACE_AT(enum_0_15),
+        TRACE_AT(enum_0_16),
+        TRACE_AT(enum_0_17),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvrtc_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvrtc_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, index, status);
+}
 
+/* Each function's type. */
 typedef const char *(*cubind__nvrtcGetErrorString_fn)(nvrtcResult result);
+typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
+typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
+typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
+typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
+typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
+typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
+typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
+typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
+typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
+typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
+typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
+typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
+typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
+typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
+typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
+typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
+typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
+typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
+typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 
 /* What the wrapper calls until nvrtcGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvrtcGetErrorString(nvrtcResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 0), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVRTC, 0), (cubind__word)result);
     static const char cubind_text[] = "nvrtcGetErrorString was not called: cubind could not load libnvrtc or find the function in it (cubind_last_error() says why)";
     cubind__nvrtcGetErrorString_fn cubind_fn = (cubind__nvrtcGetErrorString_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 0, NULL, (cubind__fnptr)slow_nvrtcGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -363,807 +414,393 @@ const char *cubind_nvrtc_get_error_string(nvrtcResult result)
     return cubind_fn(result);
 }
 
-typedef nvrtcResult (*cubind__nvrtcVersion_fn)(int *major, int *minor);
-
-/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
+/* What the wrapper calls until nvrtcVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcVersion(int *major, int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 1), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvrtcVersion);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)major, (uintptr_t)minor, 55, (cubind__fnptr)cubind__slow_nvrtcVersion);
 }
 
 nvrtcResult cubind_nvrtc_version(int *major, int *minor)
 {
-    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
+    cubind__nvrtcVersion_fn cubind_fn = (cubind__nvrtcVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcVersion, &cubind__nvrtc_offsets[1]);
     nvrtcResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetNumSupportedArchs_fn)(int *numArchs);
-
-/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
+/* What the wrapper calls until nvrtcGetNumSupportedArchs is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetNumSupportedArchs(int *numArchs)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 2), (uintptr_t)numArchs);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetNumSupportedArchs);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(numArchs);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_87((uintptr_t)numArchs, 21, (cubind__fnptr)cubind__slow_nvrtcGetNumSupportedArchs);
 }
 
 nvrtcResult cubind_nvrtc_get_num_supported_archs(int *numArchs)
 {
-    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
+    cubind__nvrtcGetNumSupportedArchs_fn cubind_fn = (cubind__nvrtcGetNumSupportedArchs_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetNumSupportedArchs, &cubind__nvrtc_offsets[2]);
     nvrtcResult cubind_status = cubind_fn(numArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetSupportedArchs_fn)(int *supportedArchs);
-
-/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
+/* What the wrapper calls until nvrtcGetSupportedArchs is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetSupportedArchs(int *supportedArchs)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 3), (uintptr_t)supportedArchs);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetSupportedArchs);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(supportedArchs);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_87((uintptr_t)supportedArchs, 22, (cubind__fnptr)cubind__slow_nvrtcGetSupportedArchs);
 }
 
 nvrtcResult cubind_nvrtc_get_supported_archs(int *supportedArchs)
 {
-    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
+    cubind__nvrtcGetSupportedArchs_fn cubind_fn = (cubind__nvrtcGetSupportedArchs_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetSupportedArchs, &cubind__nvrtc_offsets[3]);
     nvrtcResult cubind_status = cubind_fn(supportedArchs);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcCreateProgram_fn)(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
-
-/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
+/* What the wrapper calls until nvrtcCreateProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 89 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 4), (uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, (long long)numHeaders, (uintptr_t)headers, (uintptr_t)includeNames);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCreateProgram);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_89((uintptr_t)prog, (uintptr_t)src, (uintptr_t)name, numHeaders, (uintptr_t)headers, (uintptr_t)includeNames, 4.0);
 }
 
 nvrtcResult cubind_nvrtc_create_program(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)
 {
-    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
+    cubind__nvrtcCreateProgram_fn cubind_fn = (cubind__nvrtcCreateProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcCreateProgram, &cubind__nvrtc_offsets[4]);
     nvrtcResult cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcDestroyProgram_fn)(nvrtcProgram *prog);
-
-/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
+/* What the wrapper calls until nvrtcDestroyProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcDestroyProgram(nvrtcProgram *prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 5), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvrtcDestroyProgram);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_87((uintptr_t)prog, 23, (cubind__fnptr)cubind__slow_nvrtcDestroyProgram);
 }
 
 nvrtcResult cubind_nvrtc_destroy_program(nvrtcProgram *prog)
 {
-    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
+    cubind__nvrtcDestroyProgram_fn cubind_fn = (cubind__nvrtcDestroyProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcDestroyProgram, &cubind__nvrtc_offsets[5]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcCompileProgram_fn)(nvrtcProgram prog, int numOptions, const char *const *options);
-
-/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
+/* What the wrapper calls until nvrtcCompileProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 6), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvrtcCompileProgram);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, numOptions, options);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_91((uintptr_t)prog, numOptions, (uintptr_t)options, 42, (cubind__fnptr)cubind__slow_nvrtcCompileProgram);
 }
 
 nvrtcResult cubind_nvrtc_compile_program(nvrtcProgram prog, int numOptions, const char *const *options)
 {
-    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
+    cubind__nvrtcCompileProgram_fn cubind_fn = (cubind__nvrtcCompileProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcCompileProgram, &cubind__nvrtc_offsets[6]);
     nvrtcResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPTXSize_fn)(nvrtcProgram prog, size_t *ptxSizeRet);
-
-/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
+/* What the wrapper calls until nvrtcGetPTXSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 7), (uintptr_t)prog, (uintptr_t)ptxSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTXSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, ptxSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)ptxSizeRet, 56, (cubind__fnptr)cubind__slow_nvrtcGetPTXSize);
 }
 
 nvrtcResult cubind_nvrtc_get_ptx_size(nvrtcProgram prog, size_t *ptxSizeRet)
 {
-    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
+    cubind__nvrtcGetPTXSize_fn cubind_fn = (cubind__nvrtcGetPTXSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPTXSize, &cubind__nvrtc_offsets[7]);
     nvrtcResult cubind_status = cubind_fn(prog, ptxSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPTX_fn)(nvrtcProgram prog, char *ptx);
-
-/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
+/* What the wrapper calls until nvrtcGetPTX is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 8), (uintptr_t)prog, (uintptr_t)ptx);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPTX);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, ptx);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)ptx, 57, (cubind__fnptr)cubind__slow_nvrtcGetPTX);
 }
 
 nvrtcResult cubind_nvrtc_get_ptx(nvrtcProgram prog, char *ptx)
 {
-    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
+    cubind__nvrtcGetPTX_fn cubind_fn = (cubind__nvrtcGetPTX_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPTX, &cubind__nvrtc_offsets[8]);
     nvrtcResult cubind_status = cubind_fn(prog, ptx);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetCUBINSize_fn)(nvrtcProgram prog, size_t *cubinSizeRet);
-
-/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
+/* What the wrapper calls until nvrtcGetCUBINSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 9), (uintptr_t)prog, (uintptr_t)cubinSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBINSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, cubinSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)cubinSizeRet, 58, (cubind__fnptr)cubind__slow_nvrtcGetCUBINSize);
 }
 
 nvrtcResult cubind_nvrtc_get_cubin_size(nvrtcProgram prog, size_t *cubinSizeRet)
 {
-    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
+    cubind__nvrtcGetCUBINSize_fn cubind_fn = (cubind__nvrtcGetCUBINSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetCUBINSize, &cubind__nvrtc_offsets[9]);
     nvrtcResult cubind_status = cubind_fn(prog, cubinSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetCUBIN_fn)(nvrtcProgram prog, char *cubin);
-
-/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
+/* What the wrapper calls until nvrtcGetCUBIN is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 10), (uintptr_t)prog, (uintptr_t)cubin);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetCUBIN);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, cubin);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)cubin, 59, (cubind__fnptr)cubind__slow_nvrtcGetCUBIN);
 }
 
 nvrtcResult cubind_nvrtc_get_cubin(nvrtcProgram prog, char *cubin)
 {
-    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
+    cubind__nvrtcGetCUBIN_fn cubind_fn = (cubind__nvrtcGetCUBIN_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetCUBIN, &cubind__nvrtc_offsets[10]);
     nvrtcResult cubind_status = cubind_fn(prog, cubin);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLTOIRSize_fn)(nvrtcProgram prog, size_t *LTOIRSizeRet);
-
-/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
+/* What the wrapper calls until nvrtcGetLTOIRSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 11), (uintptr_t)prog, (uintptr_t)LTOIRSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIRSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, LTOIRSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)LTOIRSizeRet, 60, (cubind__fnptr)cubind__slow_nvrtcGetLTOIRSize);
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir_size(nvrtcProgram prog, size_t *LTOIRSizeRet)
 {
-    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
+    cubind__nvrtcGetLTOIRSize_fn cubind_fn = (cubind__nvrtcGetLTOIRSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetLTOIRSize, &cubind__nvrtc_offsets[11]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIRSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLTOIR_fn)(nvrtcProgram prog, char *LTOIR);
-
-/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
+/* What the wrapper calls until nvrtcGetLTOIR is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 12), (uintptr_t)prog, (uintptr_t)LTOIR);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLTOIR);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, LTOIR);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)LTOIR, 61, (cubind__fnptr)cubind__slow_nvrtcGetLTOIR);
 }
 
 nvrtcResult cubind_nvrtc_get_ltoir(nvrtcProgram prog, char *LTOIR)
 {
-    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
+    cubind__nvrtcGetLTOIR_fn cubind_fn = (cubind__nvrtcGetLTOIR_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetLTOIR, &cubind__nvrtc_offsets[12]);
     nvrtcResult cubind_status = cubind_fn(prog, LTOIR);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetOptiXIRSize_fn)(nvrtcProgram prog, size_t *optixirSizeRet);
-
-/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
+/* What the wrapper calls until nvrtcGetOptiXIRSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 13), (uintptr_t)prog, (uintptr_t)optixirSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 13, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIRSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, optixirSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)optixirSizeRet, 62, (cubind__fnptr)cubind__slow_nvrtcGetOptiXIRSize);
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir_size(nvrtcProgram prog, size_t *optixirSizeRet)
 {
-    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
+    cubind__nvrtcGetOptiXIRSize_fn cubind_fn = (cubind__nvrtcGetOptiXIRSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetOptiXIRSize, &cubind__nvrtc_offsets[13]);
     nvrtcResult cubind_status = cubind_fn(prog, optixirSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(13, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetOptiXIR_fn)(nvrtcProgram prog, char *optixir);
-
-/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
+/* What the wrapper calls until nvrtcGetOptiXIR is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 14), (uintptr_t)prog, (uintptr_t)optixir);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 14, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetOptiXIR);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, optixir);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)optixir, 63, (cubind__fnptr)cubind__slow_nvrtcGetOptiXIR);
 }
 
 nvrtcResult cubind_nvrtc_get_opti_xir(nvrtcProgram prog, char *optixir)
 {
-    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
+    cubind__nvrtcGetOptiXIR_fn cubind_fn = (cubind__nvrtcGetOptiXIR_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetOptiXIR, &cubind__nvrtc_offsets[14]);
     nvrtcResult cubind_status = cubind_fn(prog, optixir);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(14, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetProgramLogSize_fn)(nvrtcProgram prog, size_t *logSizeRet);
-
-/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
+/* What the wrapper calls until nvrtcGetProgramLogSize is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 15), (uintptr_t)prog, (uintptr_t)logSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 15, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLogSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, logSizeRet);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)logSizeRet, 64, (cubind__fnptr)cubind__slow_nvrtcGetProgramLogSize);
 }
 
 nvrtcResult cubind_nvrtc_get_program_log_size(nvrtcProgram prog, size_t *logSizeRet)
 {
-    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
+    cubind__nvrtcGetProgramLogSize_fn cubind_fn = (cubind__nvrtcGetProgramLogSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetProgramLogSize, &cubind__nvrtc_offsets[15]);
     nvrtcResult cubind_status = cubind_fn(prog, logSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(15, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetProgramLog_fn)(nvrtcProgram prog, char *log);
-
-/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
+/* What the wrapper calls until nvrtcGetProgramLog is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetProgramLog(nvrtcProgram prog, char *log)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 16), (uintptr_t)prog, (uintptr_t)log);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 16, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetProgramLog);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, log);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)log, 65, (cubind__fnptr)cubind__slow_nvrtcGetProgramLog);
 }
 
 nvrtcResult cubind_nvrtc_get_program_log(nvrtcProgram prog, char *log)
 {
-    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
+    cubind__nvrtcGetProgramLog_fn cubind_fn = (cubind__nvrtcGetProgramLog_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetProgramLog, &cubind__nvrtc_offsets[16]);
     nvrtcResult cubind_status = cubind_fn(prog, log);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(16, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcAddNameExpression_fn)(nvrtcProgram prog, const char *const name_expression);
-
-/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
+/* What the wrapper calls until nvrtcAddNameExpression is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 17), (uintptr_t)prog, (uintptr_t)name_expression);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 17, &cubind_unavailable, (cubind__fnptr)slow_nvrtcAddNameExpression);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, name_expression);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)name_expression, 66, (cubind__fnptr)cubind__slow_nvrtcAddNameExpression);
 }
 
 nvrtcResult cubind_nvrtc_add_name_expression(nvrtcProgram prog, const char *const name_expression)
 {
-    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
+    cubind__nvrtcAddNameExpression_fn cubind_fn = (cubind__nvrtcAddNameExpression_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcAddNameExpression, &cubind__nvrtc_offsets[17]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(17, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetLoweredName_fn)(nvrtcProgram prog, const char *const name_expression, const char **lowered_name);
-
-/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
+/* What the wrapper calls until nvrtcGetLoweredName is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 18), (uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 18, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetLoweredName);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, name_expression, lowered_name);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_91((uintptr_t)prog, (uintptr_t)name_expression, (uintptr_t)lowered_name, 43, (cubind__fnptr)cubind__slow_nvrtcGetLoweredName);
 }
 
 nvrtcResult cubind_nvrtc_get_lowered_name(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)
 {
-    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
+    cubind__nvrtcGetLoweredName_fn cubind_fn = (cubind__nvrtcGetLoweredName_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetLoweredName, &cubind__nvrtc_offsets[18]);
     nvrtcResult cubind_status = cubind_fn(prog, name_expression, lowered_name);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(18, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSize_fn)(size_t *ret);
-
-/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
+/* What the wrapper calls until nvrtcGetPCHHeapSize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPCHHeapSize(size_t *ret)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 19), (uintptr_t)ret);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 19, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(ret);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_87((uintptr_t)ret, 24, (cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSize);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size(size_t *ret)
 {
-    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
+    cubind__nvrtcGetPCHHeapSize_fn cubind_fn = (cubind__nvrtcGetPCHHeapSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSize, &cubind__nvrtc_offsets[19]);
     nvrtcResult cubind_status = cubind_fn(ret);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(19, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcSetPCHHeapSize_fn)(size_t size);
-
-/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
+/* What the wrapper calls until nvrtcSetPCHHeapSize is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcSetPCHHeapSize(size_t size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 20), (unsigned long long)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 20, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetPCHHeapSize);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(size);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_87(size, 25, (cubind__fnptr)cubind__slow_nvrtcSetPCHHeapSize);
 }
 
 nvrtcResult cubind_nvrtc_set_pch_heap_size(size_t size)
 {
-    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
+    cubind__nvrtcSetPCHHeapSize_fn cubind_fn = (cubind__nvrtcSetPCHHeapSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcSetPCHHeapSize, &cubind__nvrtc_offsets[20]);
     nvrtcResult cubind_status = cubind_fn(size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(20, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHCreateStatus_fn)(nvrtcProgram prog);
-
-/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
+/* What the wrapper calls until nvrtcGetPCHCreateStatus is resolved, and every call while tracing: the slow path
+ * of its shape, 87 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 21), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 21, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHCreateStatus);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_87((uintptr_t)prog, 26, (cubind__fnptr)cubind__slow_nvrtcGetPCHCreateStatus);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_create_status(nvrtcProgram prog)
 {
-    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
+    cubind__nvrtcGetPCHCreateStatus_fn cubind_fn = (cubind__nvrtcGetPCHCreateStatus_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPCHCreateStatus, &cubind__nvrtc_offsets[21]);
     nvrtcResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(21, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcGetPCHHeapSizeRequired_fn)(nvrtcProgram prog, size_t *size);
-
-/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
+/* What the wrapper calls until nvrtcGetPCHHeapSizeRequired is resolved, and every call while tracing: the slow path
+ * of its shape, 90 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 22), (uintptr_t)prog, (uintptr_t)size);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 22, &cubind_unavailable, (cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, size);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_90((uintptr_t)prog, (uintptr_t)size, 67, (cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSizeRequired);
 }
 
 nvrtcResult cubind_nvrtc_get_pch_heap_size_required(nvrtcProgram prog, size_t *size)
 {
-    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
+    cubind__nvrtcGetPCHHeapSizeRequired_fn cubind_fn = (cubind__nvrtcGetPCHHeapSizeRequired_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcGetPCHHeapSizeRequired, &cubind__nvrtc_offsets[22]);
     nvrtcResult cubind_status = cubind_fn(prog, size);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(22, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvrtcResult (*cubind__nvrtcSetFlowCallback_fn)(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
-
-/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
+/* What the wrapper calls until nvrtcSetFlowCallback is resolved, and every call while tracing: the slow path
+ * of its shape, 91 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvrtcResult cubind__slow_nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVRTC, 23), (uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__resolve(&cubind__nvrtc_symbols.table, 23, &cubind_unavailable, (cubind__fnptr)slow_nvrtcSetFlowCallback);
-    nvrtcResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvrtcResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, callback, payload);
-        if (cubind_status != NVRTC_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVRTC_SUCCESS)
-        return (nvrtcResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvrtcResult)cubind__shape_91((uintptr_t)prog, (uintptr_t)callback, (uintptr_t)payload, 44, (cubind__fnptr)cubind__slow_nvrtcSetFlowCallback);
 }
 
 nvrtcResult cubind_nvrtc_set_flow_callback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)
 {
-    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
+    cubind__nvrtcSetFlowCallback_fn cubind_fn = (cubind__nvrtcSetFlowCallback_fn)cubind__target((cubind__fnptr)cubind__slow_nvrtcSetFlowCallback, &cubind__nvrtc_offsets[23]);
     nvrtcResult cubind_status = cubind_fn(prog, callback, payload);
     if (CUBIND_UNLIKELY(cubind_status != NVRTC_SUCCESS))
-        return (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+        return (nvrtcResult)cubind_failed(23, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "releases.h"
 #include "semantic.h"
+#include "shapes.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -32,8 +33,9 @@ cubind_slot *const cubind_nvvm_slots_3c1d50b4bb89 = (cubind_slot *)cubind__nvvm_
 
 /* The symbol table: the header the loader reads, every name of the library (one member each),
  * and each function's names as offsets into them; while tracing is built, each function's
- * description and the names of the enums they name (cubind__trace_table, loader/trace_log.h).
- * Offsets, not pointers: it is read-only and needs no relocation when libcubind is loaded. */
+ * description and the names of the enums they name, in strings of their own (cubind__trace_table,
+ * loader/trace_log.h). Offsets, not pointers: it is read-only and needs no relocation when
+ * libcubind is loaded; of 16 bits, each set of strings under 64 KiB (asserted below). */
 const struct cubind__nvvm_symbols {
     cubind__symbol_table table;
     struct names {
@@ -63,35 +65,39 @@ const struct cubind__nvvm_symbols {
         char wrapper_cubind_nvvm_get_program_log_size[33];
         char symbol_nvvmGetProgramLog[18];
         char wrapper_cubind_nvvm_get_program_log[28];
-#if !defined(CUBIND_NO_TRACE)
-        char trace_0[13];
-        char trace_1[17];
-        char trace_2[41];
-        char trace_3[9];
-        char trace_4[29];
-        char trace_5[30];
-        char trace_6[24];
-        char trace_7[17];
-        char enum_0_0[13];
-        char enum_0_1[25];
-        char enum_0_2[36];
-        char enum_0_3[31];
-        char enum_0_4[25];
-        char enum_0_5[27];
-        char enum_0_6[22];
-        char enum_0_7[26];
-        char enum_0_8[32];
-        char enum_0_9[23];
-        char enum_0_10[21];
-#endif
     } names;
     cubind__name_offsets offsets[SYMBOL_COUNT]; /* exported symbol, C API name, cubind name */
 #if !defined(CUBIND_NO_TRACE)
     cubind__trace_table trace;
-    unsigned descriptions[SYMBOL_COUNT];
+    struct trace_strings {
+        char trace_0[13];
+        char trace_1[17];
+        char trace_2[41];
+        char trace_3[6];
+        char trace_4[21];
+        char trace_5[27];
+        char trace_6[21];
+        char trace_7[9];
+        char param_0[5];
+        char param_1[7];
+        char enum_0[6];
+        char enum_0_0[8];
+        char enum_0_1[20];
+        char enum_0_2[31];
+        char enum_0_3[26];
+        char enum_0_4[20];
+        char enum_0_5[22];
+        char enum_0_6[17];
+        char enum_0_7[21];
+        char enum_0_8[27];
+        char enum_0_9[18];
+        char enum_0_10[16];
+    } trace_strings;
+    unsigned short descriptions[SYMBOL_COUNT];
+    unsigned short param_names[2];
     cubind__trace_enum_range enums[1];
-    long long values[11];
-    unsigned value_names[11];
+    int values[11];
+    unsigned short value_names[11];
 #endif
 } cubind__nvvm_symbols = {
     {CUBIND_LIB_NVVM, SYMBOL_COUNT, offsetof(struct cubind__nvvm_symbols, names),
@@ -128,29 +134,9 @@ const struct cubind__nvvm_symbols {
         "cubind_nvvm_get_program_log_size",
         "nvvmGetProgramLog",
         "cubind_nvvm_get_program_log",
-#if !defined(CUBIND_NO_TRACE)
-        "p;e0:result;",
-        "s;pmajor;pminor;",
-        "s;pmajorIR;pminorIR;pmajorDbg;pminorDbg;",
-        "s;pprog;",
-        "s;pprog;pbuffer;usize;pname;",
-        "s;pprog;inumOptions;poptions;",
-        "s;pprog;pbufferSizeRet;",
-        "s;pprog;pbuffer;",
-        "NVVM_SUCCESS",
-        "NVVM_ERROR_OUT_OF_MEMORY",
-        "NVVM_ERROR_PROGRAM_CREATION_FAILURE",
-        "NVVM_ERROR_IR_VERSION_MISMATCH",
-        "NVVM_ERROR_INVALID_INPUT",
-        "NVVM_ERROR_INVALID_PROGRAM",
-        "NVVM_ERROR_INVALID_IR",
-        "NVVM_ERROR_INVALID_OPTION",
-        "NVVM_ERROR_NO_MODULE_IN_PROGRAM",
-        "NVVM_ERROR_COMPILATION",
-        "NVVM_ERROR_CANCELLED",
-#endif
     },
 #define AT(member) offsetof(struct names, member)
+#define TRACE_AT(member) offsetof(struct trace_strings, member)
 #define FROM_TABLE(member) offsetof(struct cubind__nvvm_symbols, member)
     {
         {AT(symbol_nvvmGetErrorString), AT(symbol_nvvmGetErrorString), AT(wrapper_cubind_nvvm_get_error_string)},
@@ -168,24 +154,52 @@ const struct cubind__nvvm_symbols {
         {AT(symbol_nvvmGetProgramLog), AT(symbol_nvvmGetProgramLog), AT(wrapper_cubind_nvvm_get_program_log)},
     },
 #if !defined(CUBIND_NO_TRACE)
-    {FROM_TABLE(descriptions), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 1},
+    {FROM_TABLE(trace_strings), FROM_TABLE(descriptions), FROM_TABLE(param_names), FROM_TABLE(enums), FROM_TABLE(values), FROM_TABLE(value_names), 2, 1, sizeof(int)},
     {
-        AT(trace_0), /* nvvmGetErrorString */
-        AT(trace_1), /* nvvmVersion */
-        AT(trace_2), /* nvvmIRVersion */
-        AT(trace_3), /* nvvmCreateProgram */
-        AT(trace_3), /* nvvmDestroyProgram */
-        AT(trace_4), /* nvvmAddModuleToProgram */
-        AT(trace_4), /* nvvmLazyAddModuleToProgram */
-        AT(trace_5), /* nvvmCompileProgram */
-        AT(trace_5), /* nvvmVerifyProgram */
-        AT(trace_6), /* nvvmGetCompiledResultSize */
-        AT(trace_7), /* nvvmGetCompiledResult */
-        AT(trace_6), /* nvvmGetProgramLogSize */
-        AT(trace_7), /* nvvmGetProgramLog */
+        "p;e0:result;",
+        "s;pmajor;pminor;",
+        "s;pmajorIR;pminorIR;pmajorDbg;pminorDbg;",
+        "s;p\200;",
+        "s;p\200;p\201;usize;pname;",
+        "s;p\200;inumOptions;poptions;",
+        "s;p\200;pbufferSizeRet;",
+        "s;p\200;p\201;",
+        "prog",
+        "buffer",
+        "NVVM_",
+        "SUCCESS",
+        "ERROR_OUT_OF_MEMORY",
+        "ERROR_PROGRAM_CREATION_FAILURE",
+        "ERROR_IR_VERSION_MISMATCH",
+        "ERROR_INVALID_INPUT",
+        "ERROR_INVALID_PROGRAM",
+        "ERROR_INVALID_IR",
+        "ERROR_INVALID_OPTION",
+        "ERROR_NO_MODULE_IN_PROGRAM",
+        "ERROR_COMPILATION",
+        "ERROR_CANCELLED",
     },
     {
-        {0, 11}, /* nvvmResult */
+        TRACE_AT(trace_0), /* nvvmGetErrorString */
+        TRACE_AT(trace_1), /* nvvmVersion */
+        TRACE_AT(trace_2), /* nvvmIRVersion */
+        TRACE_AT(trace_3), /* nvvmCreateProgram */
+        TRACE_AT(trace_3), /* nvvmDestroyProgram */
+        TRACE_AT(trace_4), /* nvvmAddModuleToProgram */
+        TRACE_AT(trace_4), /* nvvmLazyAddModuleToProgram */
+        TRACE_AT(trace_5), /* nvvmCompileProgram */
+        TRACE_AT(trace_5), /* nvvmVerifyProgram */
+        TRACE_AT(trace_6), /* nvvmGetCompiledResultSize */
+        TRACE_AT(trace_7), /* nvvmGetCompiledResult */
+        TRACE_AT(trace_6), /* nvvmGetProgramLogSize */
+        TRACE_AT(trace_7), /* nvvmGetProgramLog */
+    },
+    {
+        TRACE_AT(param_0),
+        TRACE_AT(param_1),
+    },
+    {
+        {TRACE_AT(enum_0), 0, 11}, /* nvvmResult */
     },
     {
         0,
@@ -201,35 +215,61 @@ const struct cubind__nvvm_symbols {
         10,
     },
     {
-        AT(enum_0_0),
-        AT(enum_0_1),
-        AT(enum_0_2),
-        AT(enum_0_3),
-        AT(enum_0_4),
-        AT(enum_0_5),
-        AT(enum_0_6),
-        AT(enum_0_7),
-        AT(enum_0_8),
-        AT(enum_0_9),
-        AT(enum_0_10),
+        TRACE_AT(enum_0_0),
+        TRACE_AT(enum_0_1),
+        TRACE_AT(enum_0_2),
+        TRACE_AT(enum_0_3),
+        TRACE_AT(enum_0_4),
+        TRACE_AT(enum_0_5),
+        TRACE_AT(enum_0_6),
+        TRACE_AT(enum_0_7),
+        TRACE_AT(enum_0_8),
+        TRACE_AT(enum_0_9),
+        TRACE_AT(enum_0_10),
     },
 #endif
 #undef FROM_TABLE
+#undef TRACE_AT
 #undef AT
 };
+_Static_assert(sizeof(cubind__nvvm_symbols.names) <= 0x10000, "the names' offsets have 16 bits");
+#if !defined(CUBIND_NO_TRACE)
+_Static_assert(sizeof(cubind__nvvm_symbols.trace_strings) <= 0x10000, "the trace strings' offsets have 16 bits");
+#endif
+/* A wrapper's failure branch: function `index` returned `status` (cubind__wrapper_status_error). The
+ * index is the branch's one number: two moves and a jump, so that it stays in its wrapper, after
+ * the `ret`, under the wrapper's unwind entry (not cold: a call of a cold function would move it to
+ * a part of its own, with an entry of its own); not inlined, for the same reason. */
+static CUBIND_NOINLINE int cubind_failed(unsigned index, int status)
+{
+    return cubind__wrapper_status_error(&cubind__nvvm_symbols.table, index, status);
+}
 
+/* Each function's type. */
 typedef const char *(*cubind__nvvmGetErrorString_fn)(nvvmResult result);
+typedef nvvmResult (*cubind__nvvmVersion_fn)(int *major, int *minor);
+typedef nvvmResult (*cubind__nvvmIRVersion_fn)(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
+typedef nvvmResult (*cubind__nvvmCreateProgram_fn)(nvvmProgram *prog);
+typedef nvvmResult (*cubind__nvvmDestroyProgram_fn)(nvvmProgram *prog);
+typedef nvvmResult (*cubind__nvvmAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+typedef nvvmResult (*cubind__nvvmLazyAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+typedef nvvmResult (*cubind__nvvmCompileProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
+typedef nvvmResult (*cubind__nvvmVerifyProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
+typedef nvvmResult (*cubind__nvvmGetCompiledResultSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
+typedef nvvmResult (*cubind__nvvmGetCompiledResult_fn)(nvvmProgram prog, char *buffer);
+typedef nvvmResult (*cubind__nvvmGetProgramLogSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
+typedef nvvmResult (*cubind__nvvmGetProgramLog_fn)(nvvmProgram prog, char *buffer);
 
 /* What the wrapper calls until nvvmGetErrorString is resolved, and every call while tracing
  * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
 static CUBIND_COLD const char *slow_nvvmGetErrorString(nvvmResult result)
 {
     CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 0), (long long)result);
+    CUBIND__TRACE_ARGS(cubind_call, CUBIND__FUNCTION_ID(CUBIND_LIB_NVVM, 0), (cubind__word)result);
     static const char cubind_text[] = "nvvmGetErrorString was not called: cubind could not load libnvvm or find the function in it (cubind_last_error() says why)";
     cubind__nvvmGetErrorString_fn cubind_fn = (cubind__nvvmGetErrorString_fn)cubind__resolve(&cubind__nvvm_symbols.table, 0, NULL, (cubind__fnptr)slow_nvvmGetErrorString);
     const char * cubind_result = cubind_fn != NULL ? cubind_fn(result) : cubind_text;
-    CUBIND__TRACE_RESULT(cubind_call, (uintptr_t)cubind_result);
+    CUBIND__TRACE_RESULT(cubind_call, (cubind__word)(uintptr_t)cubind_result);
     return cubind_result;
 }
 
@@ -239,422 +279,206 @@ const char *cubind_nvvm_get_error_string(nvvmResult result)
     return cubind_fn(result);
 }
 
-typedef nvvmResult (*cubind__nvvmVersion_fn)(int *major, int *minor);
-
-/* What the wrapper calls until nvvmVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmVersion(int *major, int *minor)
+/* What the wrapper calls until nvvmVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmVersion(int *major, int *minor)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 1), (uintptr_t)major, (uintptr_t)minor);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__resolve(&cubind__nvvm_symbols.table, 1, &cubind_unavailable, (cubind__fnptr)slow_nvvmVersion);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(major, minor);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 1, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_111((uintptr_t)major, (uintptr_t)minor, 10, (cubind__fnptr)cubind__slow_nvvmVersion);
 }
 
 nvvmResult cubind_nvvm_version(int *major, int *minor)
 {
-    cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__target((cubind__fnptr)slow_nvvmVersion, &cubind__nvvm_offsets[1]);
+    cubind__nvvmVersion_fn cubind_fn = (cubind__nvvmVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmVersion, &cubind__nvvm_offsets[1]);
     nvvmResult cubind_status = cubind_fn(major, minor);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 1, (int)cubind_status);
+        return (nvvmResult)cubind_failed(1, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmIRVersion_fn)(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
-
-/* What the wrapper calls until nvvmIRVersion is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
+/* What the wrapper calls until nvvmIRVersion is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 2), (uintptr_t)majorIR, (uintptr_t)minorIR, (uintptr_t)majorDbg, (uintptr_t)minorDbg);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__resolve(&cubind__nvvm_symbols.table, 2, &cubind_unavailable, (cubind__fnptr)slow_nvvmIRVersion);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(majorIR, minorIR, majorDbg, minorDbg);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 2, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_86((uintptr_t)majorIR, (uintptr_t)minorIR, (uintptr_t)majorDbg, (uintptr_t)minorDbg, 82, (cubind__fnptr)cubind__slow_nvvmIRVersion);
 }
 
 nvvmResult cubind_nvvm_ir_version(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg)
 {
-    cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__target((cubind__fnptr)slow_nvvmIRVersion, &cubind__nvvm_offsets[2]);
+    cubind__nvvmIRVersion_fn cubind_fn = (cubind__nvvmIRVersion_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmIRVersion, &cubind__nvvm_offsets[2]);
     nvvmResult cubind_status = cubind_fn(majorIR, minorIR, majorDbg, minorDbg);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 2, (int)cubind_status);
+        return (nvvmResult)cubind_failed(2, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmCreateProgram_fn)(nvvmProgram *prog);
-
-/* What the wrapper calls until nvvmCreateProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmCreateProgram(nvvmProgram *prog)
+/* What the wrapper calls until nvvmCreateProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmCreateProgram(nvvmProgram *prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 3), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 3, &cubind_unavailable, (cubind__fnptr)slow_nvvmCreateProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 3, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_110((uintptr_t)prog, 17, (cubind__fnptr)cubind__slow_nvvmCreateProgram);
 }
 
 nvvmResult cubind_nvvm_create_program(nvvmProgram *prog)
 {
-    cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__target((cubind__fnptr)slow_nvvmCreateProgram, &cubind__nvvm_offsets[3]);
+    cubind__nvvmCreateProgram_fn cubind_fn = (cubind__nvvmCreateProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmCreateProgram, &cubind__nvvm_offsets[3]);
     nvvmResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 3, (int)cubind_status);
+        return (nvvmResult)cubind_failed(3, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmDestroyProgram_fn)(nvvmProgram *prog);
-
-/* What the wrapper calls until nvvmDestroyProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmDestroyProgram(nvvmProgram *prog)
+/* What the wrapper calls until nvvmDestroyProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 110 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmDestroyProgram(nvvmProgram *prog)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 4), (uintptr_t)prog);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 4, &cubind_unavailable, (cubind__fnptr)slow_nvvmDestroyProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 4, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_110((uintptr_t)prog, 18, (cubind__fnptr)cubind__slow_nvvmDestroyProgram);
 }
 
 nvvmResult cubind_nvvm_destroy_program(nvvmProgram *prog)
 {
-    cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__target((cubind__fnptr)slow_nvvmDestroyProgram, &cubind__nvvm_offsets[4]);
+    cubind__nvvmDestroyProgram_fn cubind_fn = (cubind__nvvmDestroyProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmDestroyProgram, &cubind__nvvm_offsets[4]);
     nvvmResult cubind_status = cubind_fn(prog);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 4, (int)cubind_status);
+        return (nvvmResult)cubind_failed(4, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
-
-/* What the wrapper calls until nvvmAddModuleToProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
+/* What the wrapper calls until nvvmAddModuleToProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 5), (uintptr_t)prog, (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 5, &cubind_unavailable, (cubind__fnptr)slow_nvvmAddModuleToProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer, size, name);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 5, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_86((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 83, (cubind__fnptr)cubind__slow_nvvmAddModuleToProgram);
 }
 
 nvvmResult cubind_nvvm_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__target((cubind__fnptr)slow_nvvmAddModuleToProgram, &cubind__nvvm_offsets[5]);
+    cubind__nvvmAddModuleToProgram_fn cubind_fn = (cubind__nvvmAddModuleToProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmAddModuleToProgram, &cubind__nvvm_offsets[5]);
     nvvmResult cubind_status = cubind_fn(prog, buffer, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 5, (int)cubind_status);
+        return (nvvmResult)cubind_failed(5, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmLazyAddModuleToProgram_fn)(nvvmProgram prog, const char *buffer, size_t size, const char *name);
-
-/* What the wrapper calls until nvvmLazyAddModuleToProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
+/* What the wrapper calls until nvvmLazyAddModuleToProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 86 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 6), (uintptr_t)prog, (uintptr_t)buffer, (unsigned long long)size, (uintptr_t)name);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 6, &cubind_unavailable, (cubind__fnptr)slow_nvvmLazyAddModuleToProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer, size, name);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 6, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_86((uintptr_t)prog, (uintptr_t)buffer, size, (uintptr_t)name, 84, (cubind__fnptr)cubind__slow_nvvmLazyAddModuleToProgram);
 }
 
 nvvmResult cubind_nvvm_lazy_add_module_to_program(nvvmProgram prog, const char *buffer, size_t size, const char *name)
 {
-    cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__target((cubind__fnptr)slow_nvvmLazyAddModuleToProgram, &cubind__nvvm_offsets[6]);
+    cubind__nvvmLazyAddModuleToProgram_fn cubind_fn = (cubind__nvvmLazyAddModuleToProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmLazyAddModuleToProgram, &cubind__nvvm_offsets[6]);
     nvvmResult cubind_status = cubind_fn(prog, buffer, size, name);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 6, (int)cubind_status);
+        return (nvvmResult)cubind_failed(6, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmCompileProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
-
-/* What the wrapper calls until nvvmCompileProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options)
+/* What the wrapper calls until nvvmCompileProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 7), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 7, &cubind_unavailable, (cubind__fnptr)slow_nvvmCompileProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, numOptions, options);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 7, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_108((uintptr_t)prog, numOptions, (uintptr_t)options, 72, (cubind__fnptr)cubind__slow_nvvmCompileProgram);
 }
 
 nvvmResult cubind_nvvm_compile_program(nvvmProgram prog, int numOptions, const char **options)
 {
-    cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__target((cubind__fnptr)slow_nvvmCompileProgram, &cubind__nvvm_offsets[7]);
+    cubind__nvvmCompileProgram_fn cubind_fn = (cubind__nvvmCompileProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmCompileProgram, &cubind__nvvm_offsets[7]);
     nvvmResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 7, (int)cubind_status);
+        return (nvvmResult)cubind_failed(7, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmVerifyProgram_fn)(nvvmProgram prog, int numOptions, const char **options);
-
-/* What the wrapper calls until nvvmVerifyProgram is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options)
+/* What the wrapper calls until nvvmVerifyProgram is resolved, and every call while tracing: the slow path
+ * of its shape, 108 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 8), (uintptr_t)prog, (long long)numOptions, (uintptr_t)options);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__resolve(&cubind__nvvm_symbols.table, 8, &cubind_unavailable, (cubind__fnptr)slow_nvvmVerifyProgram);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, numOptions, options);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 8, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_108((uintptr_t)prog, numOptions, (uintptr_t)options, 73, (cubind__fnptr)cubind__slow_nvvmVerifyProgram);
 }
 
 nvvmResult cubind_nvvm_verify_program(nvvmProgram prog, int numOptions, const char **options)
 {
-    cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__target((cubind__fnptr)slow_nvvmVerifyProgram, &cubind__nvvm_offsets[8]);
+    cubind__nvvmVerifyProgram_fn cubind_fn = (cubind__nvvmVerifyProgram_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmVerifyProgram, &cubind__nvvm_offsets[8]);
     nvvmResult cubind_status = cubind_fn(prog, numOptions, options);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 8, (int)cubind_status);
+        return (nvvmResult)cubind_failed(8, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetCompiledResultSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
-
-/* What the wrapper calls until nvvmGetCompiledResultSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet)
+/* What the wrapper calls until nvvmGetCompiledResultSize is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 9), (uintptr_t)prog, (uintptr_t)bufferSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__resolve(&cubind__nvvm_symbols.table, 9, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetCompiledResultSize);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, bufferSizeRet);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 9, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_111((uintptr_t)prog, (uintptr_t)bufferSizeRet, 11, (cubind__fnptr)cubind__slow_nvvmGetCompiledResultSize);
 }
 
 nvvmResult cubind_nvvm_get_compiled_result_size(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__target((cubind__fnptr)slow_nvvmGetCompiledResultSize, &cubind__nvvm_offsets[9]);
+    cubind__nvvmGetCompiledResultSize_fn cubind_fn = (cubind__nvvmGetCompiledResultSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetCompiledResultSize, &cubind__nvvm_offsets[9]);
     nvvmResult cubind_status = cubind_fn(prog, bufferSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 9, (int)cubind_status);
+        return (nvvmResult)cubind_failed(9, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetCompiledResult_fn)(nvvmProgram prog, char *buffer);
-
-/* What the wrapper calls until nvvmGetCompiledResult is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
+/* What the wrapper calls until nvvmGetCompiledResult is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 10), (uintptr_t)prog, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__resolve(&cubind__nvvm_symbols.table, 10, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetCompiledResult);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 10, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_111((uintptr_t)prog, (uintptr_t)buffer, 12, (cubind__fnptr)cubind__slow_nvvmGetCompiledResult);
 }
 
 nvvmResult cubind_nvvm_get_compiled_result(nvvmProgram prog, char *buffer)
 {
-    cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__target((cubind__fnptr)slow_nvvmGetCompiledResult, &cubind__nvvm_offsets[10]);
+    cubind__nvvmGetCompiledResult_fn cubind_fn = (cubind__nvvmGetCompiledResult_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetCompiledResult, &cubind__nvvm_offsets[10]);
     nvvmResult cubind_status = cubind_fn(prog, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 10, (int)cubind_status);
+        return (nvvmResult)cubind_failed(10, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetProgramLogSize_fn)(nvvmProgram prog, size_t *bufferSizeRet);
-
-/* What the wrapper calls until nvvmGetProgramLogSize is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet)
+/* What the wrapper calls until nvvmGetProgramLogSize is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 11), (uintptr_t)prog, (uintptr_t)bufferSizeRet);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__resolve(&cubind__nvvm_symbols.table, 11, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetProgramLogSize);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, bufferSizeRet);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 11, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_111((uintptr_t)prog, (uintptr_t)bufferSizeRet, 13, (cubind__fnptr)cubind__slow_nvvmGetProgramLogSize);
 }
 
 nvvmResult cubind_nvvm_get_program_log_size(nvvmProgram prog, size_t *bufferSizeRet)
 {
-    cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__target((cubind__fnptr)slow_nvvmGetProgramLogSize, &cubind__nvvm_offsets[11]);
+    cubind__nvvmGetProgramLogSize_fn cubind_fn = (cubind__nvvmGetProgramLogSize_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetProgramLogSize, &cubind__nvvm_offsets[11]);
     nvvmResult cubind_status = cubind_fn(prog, bufferSizeRet);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 11, (int)cubind_status);
+        return (nvvmResult)cubind_failed(11, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }
 
-typedef nvvmResult (*cubind__nvvmGetProgramLog_fn)(nvvmProgram prog, char *buffer);
-
-/* What the wrapper calls until nvvmGetProgramLog is resolved, and every call while tracing
- * (CUBIND_TRACE: its arguments and result handed to the one shared formatter). */
-static CUBIND_COLD nvvmResult slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer)
+/* What the wrapper calls until nvvmGetProgramLog is resolved, and every call while tracing: the slow path
+ * of its shape, 111 (src/shapes.c), its arguments converted, its member number with them. */
+CUBIND_COLD nvvmResult cubind__slow_nvvmGetProgramLog(nvvmProgram prog, char *buffer)
 {
-    CUBIND__TRACE_CALL(cubind_call);
-    CUBIND__TRACE_ARGS(cubind_call, CUBIND__TRACE_ID(CUBIND_LIB_NVVM, 12), (uintptr_t)prog, (uintptr_t)buffer);
-    int cubind_unavailable; /* the fixed status to return, decided by cubind__resolve */
-    cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__resolve(&cubind__nvvm_symbols.table, 12, &cubind_unavailable, (cubind__fnptr)slow_nvvmGetProgramLog);
-    nvvmResult cubind_status;
-    if (cubind_fn == NULL) {
-        cubind_status = (nvvmResult)cubind_unavailable;
-    } else {
-        cubind_status = cubind_fn(prog, buffer);
-        if (cubind_status != NVVM_SUCCESS)
-            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
-            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 12, (int)cubind_status);
-    }
-    CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
-    if (cubind_status != NVVM_SUCCESS)
-        return (nvvmResult)cubind__reported((int)cubind_status); /* not to be reported again */
-    return cubind_status;
+    return (nvvmResult)cubind__shape_111((uintptr_t)prog, (uintptr_t)buffer, 14, (cubind__fnptr)cubind__slow_nvvmGetProgramLog);
 }
 
 nvvmResult cubind_nvvm_get_program_log(nvvmProgram prog, char *buffer)
 {
-    cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__target((cubind__fnptr)slow_nvvmGetProgramLog, &cubind__nvvm_offsets[12]);
+    cubind__nvvmGetProgramLog_fn cubind_fn = (cubind__nvvmGetProgramLog_fn)cubind__target((cubind__fnptr)cubind__slow_nvvmGetProgramLog, &cubind__nvvm_offsets[12]);
     nvvmResult cubind_status = cubind_fn(prog, buffer);
     if (CUBIND_UNLIKELY(cubind_status != NVVM_SUCCESS))
-        return (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 12, (int)cubind_status);
+        return (nvvmResult)cubind_failed(12, (int)cubind_status);
     CUBIND_AS_RETURNED(cubind_status);
     return cubind_status;
 }

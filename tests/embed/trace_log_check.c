@@ -39,30 +39,36 @@ int main(int argc, char **argv)
 {
     const cubind__symbol_table *table = cubind__symbols(CUBIND_LIB_CUFFT);
     cubind__trace_call call;
-    const char *subformat = table != NULL ? cubind__trace_enum_name(table, 3, 1) : NULL;
+    const char *prefix = "";
+    const char *subformat = table != NULL ? cubind__trace_enum_name(table, 3, 1, &prefix) : NULL;
+    char subformat_name[128];
     FILE *trace;
     if (argc != 2 || table == NULL || table->count == 0 ||
         !cubind__trace_described(&call, table, 0, "s;uun;ineg;fx;rrec;e3:mode;e3:other;pptr;",
-                                 (unsigned long long)UINT64_MAX, -7LL, 2.5, 1LL, 9LL, (uintptr_t)0xabc)) {
+                                 (cubind__word)UINT64_MAX, (cubind__word)-7LL, 2.5, (cubind__word)1, (cubind__word)9,
+                                 (cubind__word)0xabc)) {
         fprintf(stderr, "usage: CUBIND_TRACE=1 CUBIND_TRACE_FILE=FILE trace_log_check FILE (with cuFFT built)\n");
         return 2;
     }
-    /* cuFFT's enum 3 of its descriptions is cufftXtSubFormat, read from the generated table */
-    if (subformat == NULL || strcmp(subformat, "CUFFT_XT_FORMAT_OUTPUT") != 0 ||
-        cubind__trace_enum_name(table, 3, 9) != NULL || cubind__trace_enum_name(table, 99, 1) != NULL) {
+    /* cuFFT's enum 3 of its descriptions is cufftXtSubFormat, read from the generated table: its
+     * constants' names after the prefix they share */
+    snprintf(subformat_name, sizeof subformat_name, "%s%s", prefix, subformat != NULL ? subformat : "unnamed");
+    if (subformat == NULL || strcmp(subformat_name, "CUFFT_XT_FORMAT_OUTPUT") != 0 || strlen(prefix) == 0 ||
+        cubind__trace_enum_name(table, 3, 9, &prefix) != NULL || cubind__trace_enum_name(table, 99, 1, &prefix) != NULL) {
         fprintf(stderr, "trace_log_check: cuFFT's enum 3, value 1, is %s (CUFFT_XT_FORMAT_OUTPUT expected)\n",
-                subformat != NULL ? subformat : "unnamed");
+                subformat_name);
         failures++;
     }
     cubind__trace_result(&call, 2);
-    cubind__trace_described(&call, table, 0, "f;e0:mode;", 1LL);
+    cubind__trace_described(&call, table, 0, "f;e0:mode;", (cubind__word)1);
     cubind__trace_result(&call, 0.25);
     cubind__trace_described(&call, table, 0, "v;");
     cubind__trace_result(&call);
     cubind__trace_described(&call, table, 0, "e3:;");
-    cubind__trace_result(&call, 1LL);
+    cubind__trace_result(&call, (cubind__word)1);
     /* the generated description of cufftPlan1d (the first function of cuFFT's table) */
-    cubind__trace_args(&call, CUBIND__TRACE_ID(CUBIND_LIB_CUFFT, 0), (uintptr_t)0x10, 64LL, 0x2aLL, 1LL);
+    cubind__trace_args(&call, CUBIND__FUNCTION_ID(CUBIND_LIB_CUFFT, 0), (cubind__word)0x10, (cubind__word)64,
+                       (cubind__word)0x2a, (cubind__word)1);
     cubind__trace_result(&call, 0);
     trace = fopen(argv[1], "r");
     if (trace == NULL) {
