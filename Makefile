@@ -228,7 +228,7 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -I$(LOADER_DIR) -I$(GENERATED)/src
-$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_actions.h $(GENERATED)/src/library_dirs.h
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_rules.h $(GENERATED)/src/library_dirs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 # The archive's objects: one section a function and a datum, so that the link of whoever embeds
@@ -273,12 +273,18 @@ $(BUILD)/include/$(HEADER_DIR)/%.h: $(GENERATED)/include/$(HEADER_DIR)/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# The Linux implementation of the loader's platform seam (loader/platform.h), which tests of single
+# loader files build in.
+PLATFORM_SOURCES := loader/platform_posix.c loader/platform_elf.c loader/platform.h loader/platform_elf.h
+
 # The probe: one file a section of the report (tools/probe/); it shares the loader's UTF-8
-# decoder (loader/strbuf.c, hidden in libcubind.so).
+# decoder (loader/strbuf.c) and ELF reader (loader/platform_elf.c), hidden in libcubind.so.
 PROBE_SOURCES := $(wildcard tools/probe/*.c)
-$(PROBE): $(PROBE_SOURCES) $(wildcard tools/probe/*.h) loader/strbuf.c loader/strbuf.h $(LIBRARY_SO) $(BUILT_HEADERS)
+PROBE_LOADER_SOURCES := loader/strbuf.c loader/platform_elf.c
+$(PROBE): $(PROBE_SOURCES) $(wildcard tools/probe/*.h) $(PROBE_LOADER_SOURCES) loader/strbuf.h loader/platform_elf.h \
+          loader/platform.h $(LIBRARY_SO) $(BUILT_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include -Iloader -Itools/probe $(PROBE_SOURCES) loader/strbuf.c -o $@ \
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include -Iloader -Itools/probe $(PROBE_SOURCES) $(PROBE_LOADER_SOURCES) -o $@ \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib'
 
 # Builds the checked-in tree (never regenerates: that is `make generate`'s job) and runs the probe.

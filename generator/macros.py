@@ -11,7 +11,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
-from . import clang_ext, release_actions
+from . import clang_ext, release_rules
 from .tu import IncludeDirs, Parsed, parse
 
 CK = ci.CursorKind
@@ -353,7 +353,7 @@ def cuda_version_number(include_dirs: IncludeDirs, header: str, macro: str, args
 
 def version_text(number: int) -> str:
     """13000 -> '13.0'."""
-    return release_actions.cuda_name(number)
+    return release_rules.cuda_name(number)
 
 
 def cuda_version(include_dirs: IncludeDirs, header: str, macro: str, args: list[str]) -> str:

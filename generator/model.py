@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import answers, api, cplusplus, header_closure, release_actions, release_calls, typesel
+from . import answers, api, cplusplus, header_closure, release_calls, release_rules, typesel
 from .config import Config, ConfigError, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -199,7 +199,7 @@ class Model:
     def cuda_version_number(self) -> int:
         """"13.0" as CUDA_VERSION spells it: 13000."""
         major, minor = (int(part) for part in self.cuda_version.split(".")[:2])
-        return release_actions.cuda_number(major, minor)
+        return release_rules.cuda_number(major, minor)
 
 
 def _key(entry: dict) -> tuple:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from . import record_conversion, release_ir, semantic
 from .record_conversion import Conversion, FieldPair, NotCarried, NotCarriedError
-from .release_actions import Action, Code
+from .release_rules import Action, Code
 
 
 

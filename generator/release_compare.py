@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from . import record_conversion, release_ir
 from .parse import ABI_KEY, IRError
-from .release_actions import Action
+from .release_rules import Action
 
 @dataclass(frozen=True)
 class ReleaseIR:

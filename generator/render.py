@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, answers, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, shapes, tracedesc, twins
+from . import VERSION, answers, conversion_checks, dropin, ffi, irjson, parallel, release_rules, rust, shapes, tracedesc, twins
 from .declarators import PRIVATE_TYPEDEFS
 from .model import LibraryModel, Model, ModuleModel
 
@@ -130,9 +130,9 @@ def environment() -> jinja2.Environment:
     env.globals["unavailable_phrase"] = answers.unavailable_phrase
     env.filters["release_call"] = release_call
     env.filters["rust_str"] = rust.rust_str
-    env.globals["release_codes"] = list(release_actions.Code)
-    env.globals["Code"] = release_actions.Code
-    env.globals["Action"] = release_actions.Action
+    env.globals["release_codes"] = list(release_rules.Code)
+    env.globals["Code"] = release_rules.Code
+    env.globals["Action"] = release_rules.Action
     env.globals["trace_description"] = tracedesc.description
     env.globals["trace_arguments"] = tracedesc.arguments
     env.globals["trace_result"] = tracedesc.result
@@ -182,7 +182,7 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     out["src/shapes.c"] = env.get_template("shapes.c.j2").render(common)
     out["src/locate.c"] = env.get_template("locate.c.j2").render(common)
     out["src/library_dirs.h"] = env.get_template("library_dirs.h.j2").render(common)
-    out["src/release_actions.h"] = env.get_template("release_actions.h.j2").render(common)
+    out["src/release_rules.h"] = env.get_template("release_rules.h.j2").render(common)
     out["src/status_names.c"] = env.get_template("status_names.c.j2").render(common)
     out["build.mk"] = env.get_template("build.mk.j2").render(common)
     out["tests/passthrough_groups.h"] = env.get_template("passthrough_groups.h.j2").render(common)

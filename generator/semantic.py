@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from . import record_conversion, release_ir
 from .parse import ABI_KEY, IRError
 from .record_conversion import Conversion, NotCarried, NotCarriedError, lookup
-from .release_actions import Action
+from .release_rules import Action
 
 _CONSTANT = re.compile(r"^(NULL|-?[0-9]+|[A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -66,7 +66,7 @@ def attach(ir: dict, mappings: tuple[dict, ...], facts: dict[tuple[str, str], di
             _check_names(m, f, where)
             d["semantic"] = {**entry, "args": m["args"], "require": m.get("require", []), "after": m.get("after", []),
                              "status_map": m.get("status_map", [])}
-            # the IR states the action once (release_actions): called, through m["entry"]
+            # the IR states the action once (release_rules): called, through m["entry"]
             d["action"], d["call_symbol"] = Action.SEMANTIC.value, m["entry"]
 
 

@@ -5,53 +5,27 @@
  * (or $LIB, $PLATFORM) would be expanded by dlopen into another file's. The file is opened
  * once for these checks (its headers, dynamic section and soname read with one pread each), and
  * its real path is read from that descriptor. Layer 4: calls library_version (3), family (2),
- * elf_check (2), file_open (1) and strbuf (1).
+ * file_open (1), strbuf (1) and the platform seam (0: the file's headers, dlopen).
  */
 #define _GNU_SOURCE
 #include "candidate.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_check.h"
 #include "family.h"
 #include "file_open.h"
+#include "platform.h"
 
-/* Append dlerror's text, escaped (it repeats paths, which may hold any byte). */
-static void dl_reason(cubind__strbuf *why)
+/* Append the system's reason a library could not be opened, escaped (it repeats paths, which may
+ * hold any byte). */
+static void open_reason(cubind__strbuf *why)
 {
-    const char *reason = dlerror();
+    const char *reason = cubind__lib_error();
     cubind__strbuf_escaped(why, reason != NULL ? reason : "unknown dlopen error");
-}
-
-/* The path of the open file `fd` as the kernel knows it (symbolic links resolved), into
- * found->real_path; "" when /proc cannot tell (not mounted, the file deleted). */
-static void real_path_of(int fd, cubind__found *found)
-{
-    char link[32] = "/proc/self/fd/", digits[16];
-    size_t n = 0, at = strlen(link);
-    ssize_t got;
-    unsigned value = (unsigned)fd;
-    do
-        digits[n++] = (char)('0' + value % 10);
-    while ((value /= 10) != 0 && n < sizeof digits);
-    while (n > 0)
-        link[at++] = digits[--n];
-    link[at] = '\0';
-    found->real_path[0] = '\0';
-    got = readlink(link, found->real_path, sizeof found->real_path - 1);
-    if (got <= 0 || (size_t)got >= sizeof found->real_path - 1 || found->real_path[0] != '/') {
-        found->real_path[0] = '\0';
-        return;
-    }
-    found->real_path[got] = '\0';
-    if (got >= 10 && strcmp(found->real_path + got - 10, " (deleted)") == 0)
-        found->real_path[0] = '\0';
 }
 
 void *cubind__open_candidate(const cubind__library_desc *d, const char *path, const char *prefix, const char *more,
@@ -60,7 +34,7 @@ void *cubind__open_candidate(const cubind__library_desc *d, const char *path, co
     struct stat st;
     cubind__strbuf reason = {0};
     void *handle = NULL;
-    char soname[256];
+    cubind__binary binary;
     int has_soname = -1, go = 0;
     const char *token = cubind__dlopen_token(path);
     found->real_path[0] = '\0';
@@ -80,27 +54,30 @@ void *cubind__open_candidate(const cubind__library_desc *d, const char *path, co
         if (!go)
             cubind__strbuf_printf(&reason, ": not a regular file (%s)", cubind__file_kind(st.st_mode));
         if (fd >= 0) {
-            go = cubind__inspect_elf(fd, st.st_size, soname, sizeof soname, &has_soname, &reason) == 0;
-            if (go)
-                real_path_of(fd, found);
+            cubind__binary_inspect(fd, (long long)st.st_size, &binary);
+            has_soname = binary.has_soname;
+            go = binary.refused[0] == '\0';
+            if (go) /* as the system knows it: symbolic links resolved ("" when it cannot tell) */
+                cubind__real_path_of(fd, found->real_path, sizeof found->real_path);
+            else
+                cubind__strbuf_printf(&reason, ": %s", binary.refused);
             close(fd);
         }
         /* before dlopen: a wrong library's constructors never run; a file whose soname cannot be
          * read is not an ELF file dlopen takes, and it says why */
         if (go && has_soname >= 0)
-            go = cubind__check_family(d, has_soname ? soname : NULL, &reason) == 0;
+            go = cubind__check_family(d, has_soname ? binary.soname : NULL, &reason) == 0;
     }
     if (go) {
-        handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        handle = cubind__lib_open(path);
         if (handle == NULL) {
             cubind__strbuf_printf(&reason, ": ");
-            dl_reason(&reason);
+            open_reason(&reason);
         } else if (cubind__refused(d, handle, &reason, &found->answer)) {
             handle = NULL;
         } else {
-            struct link_map *map = NULL; /* the real path is of this file only when dlopen loaded it by this name */
-            if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL || map->l_name == NULL ||
-                strcmp(map->l_name, path) != 0)
+            cubind__lib_facts facts; /* the real path is of this file only when it was loaded by this name */
+            if (cubind__lib_facts_of(handle, &facts) != 0 || strcmp(facts.name, path) != 0)
                 found->real_path[0] = '\0';
         }
     }

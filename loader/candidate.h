@@ -1,15 +1,15 @@
 /*
  * loader/candidate.h - one candidate file of a library, looked at before dlopen and opened by its
- * absolute path. Layer 4: includes internal.h (0), strbuf.h (1) and library_version.h (3).
+ * absolute path. Layer 4: includes tables.h (0), strbuf.h (1) and library_version.h (3).
  */
 #ifndef CUBIND_LOADER_CANDIDATE_H
 #define CUBIND_LOADER_CANDIDATE_H
 
 #include <limits.h>
 
-#include "internal.h"
 #include "library_version.h"
 #include "strbuf.h"
+#include "tables.h"
 
 /* What a discovery run learned beside the handle: the answer of the version query when it was
  * asked to accept or refuse the file (so it is asked once), and the real path of the file it

@@ -2,12 +2,11 @@
  * loader/checks.c - whether what is loaded fits together, with a verdict (include/cubind/machine.h:
  * cubind_check_count, cubind_check_get; docs/machine.md). Layer 9: it asks machine.c (8) for the
  * driver, info.c (8) the releases a library mixes and a version that contradicts its soname,
- * library.c (7) what is loaded, releases (3) that contradiction, loaded_objects (2) what else the process has loaded,
- * and reads the generated table of the minimum driver of each release.
+ * library.c (7) what is loaded, releases (3) that contradiction, loaded_objects (2) and the platform seam (0) what
+ * else the process has loaded, and reads the generated table of the minimum driver of each release.
  */
 #define _GNU_SOURCE
-#include <link.h>
-#include <pthread.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +16,16 @@
 
 #include "error.h"
 #include "info.h"
-#include "release_actions.h"
-#include "internal.h"
+#include "release_rules.h"
+#include "tables.h"
 #include "library.h"
 #include "loaded_objects.h"
 #include "opened.h"
+#include "platform.h"
 
 #define CHECKS_MAX (CUBIND_LIBRARY_COUNT * 4)
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cubind__mutex lock = CUBIND__MUTEX_INIT;
 static struct cubind_check results[CHECKS_MAX];
 static size_t result_count;
 
@@ -154,21 +154,14 @@ struct sub_walk {
     int count, other;
 };
 
-static int visit(struct dl_phdr_info *info, size_t size, void *data)
+static int visit(const cubind__object *object, void *data)
 {
     struct sub_walk *w = data;
-    const char *soname = NULL, *real;
-    char *resolved;
-    int i;
-    (void)size;
-    for (i = 0; i < info->dlpi_phnum && soname == NULL; ++i)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            soname = cubind__dynamic_soname((const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr),
-                                            info->dlpi_addr);
-    if (soname == NULL || strncmp(soname, w->prefix, strlen(w->prefix)) != 0 || info->dlpi_name[0] != '/')
+    const char *soname = object->soname, *real;
+    char resolved[PATH_MAX];
+    if (soname == NULL || strncmp(soname, w->prefix, strlen(w->prefix)) != 0 || object->name[0] != '/')
         return 0;
-    resolved = realpath(info->dlpi_name, NULL);
-    real = resolved != NULL ? resolved : info->dlpi_name;
+    real = cubind__real_path(object->name, resolved) != NULL ? resolved : object->name;
     ++w->count;
     if (strcmp(file_version(real), w->version) != 0) {
         size_t used = strlen(w->found);
@@ -176,7 +169,6 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
         snprintf(w->found + used, sizeof w->found - used, "%s%s (%s)", used ? "; " : "", soname,
                  file_version(real)[0] ? file_version(real) : "no version in its name");
     }
-    free(resolved);
     return 0;
 }
 
@@ -192,7 +184,7 @@ static void check_parts(cubind_library library, const cubind__opened *lib)
     w.version = file_version(lib->real_path);
     if (w.version[0] == '\0')
         return;
-    dl_iterate_phdr(visit, &w);
+    cubind__objects_each(visit, &w);
     if (w.count == 0)
         return;
     if (w.other == 0)
@@ -276,12 +268,12 @@ size_t cubind_check_count(void)
     size_t n;
     int cancel_state;
     /* the checks ask NVML and the driver (I/O): a thread cancelled there would keep the lock */
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    pthread_mutex_lock(&lock);
+    cancel_state = cubind__cancel_off();
+    cubind__mutex_lock(&lock);
     run();
     n = result_count;
-    pthread_mutex_unlock(&lock);
-    pthread_setcancelstate(cancel_state, NULL);
+    cubind__mutex_unlock(&lock);
+    cubind__cancel_restore(cancel_state);
     return n;
 }
 
@@ -293,10 +285,10 @@ cubind_error_kind cubind_check_get(size_t index, struct cubind_check *check)
                              "cubind_check_get: a NULL check or a size smaller than its first member");
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
-    pthread_mutex_lock(&lock);
+    cubind__mutex_lock(&lock);
     if (index >= result_count) {
         size_t count = result_count;
-        pthread_mutex_unlock(&lock);
+        cubind__mutex_unlock(&lock);
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_check_get", 0,
                              "cubind_check_get: no check %zu (the last cubind_check_count gave %zu)", index, count);
         return CUBIND_ERROR_INVALID_ARGUMENT;
@@ -304,7 +296,7 @@ cubind_error_kind cubind_check_get(size_t index, struct cubind_check *check)
     wanted = check->size < sizeof results[index] ? check->size : sizeof results[index];
     memcpy(check, &results[index], wanted);
     check->size = wanted;
-    pthread_mutex_unlock(&lock);
+    cubind__mutex_unlock(&lock);
     return CUBIND_OK;
 }
 

@@ -2,12 +2,12 @@
  * loader/copies.c - every copy of every library a program could load here, and which one it gets
  * (cubind/copies.h): the places are read directory by directory (each once, every library's stem
  * matched against its names) and the ld.so cache entry by entry; a file is one copy by its real
- * path, whatever the names it was found by; each copy's ELF header and DT_SONAME are read through
- * a descriptor opened without waiting (file_open), its version is asked in a child process
+ * path, whatever the names it was found by; each copy's headers and soname are read through
+ * a descriptor opened without waiting (file_open, cubind__binary_inspect), its version is asked in a child process
  * (copy_version), and the copy cubind takes is told by cubind_library_info. Layer 9: calls info
  * (8), library (7), search_path (5: the system directories, a CUDA root's), copy_version (3),
- * releases (3), places (2), ld_cache (2), elf_check (2), error (2), file_open (1), environment (1)
- * and strbuf (1).
+ * releases (3), places (2), ld_cache (2), error (2), file_open (1), strbuf (1) and the platform
+ * seam (0).
  */
 #define _GNU_SOURCE
 #include "cubind/copies.h"
@@ -24,13 +24,12 @@
 #include <unistd.h>
 
 #include "copy_version.h"
-#include "elf_check.h"
-#include "environment.h"
 #include "error.h"
 #include "file_open.h"
 #include "ld_cache.h"
 #include "library.h"
 #include "places.h"
+#include "platform.h"
 #include "releases.h"
 #include "search_path.h"
 
@@ -74,16 +73,15 @@ static int of_family(const char *name, const char *stem)
     return 1;
 }
 
-/* ELF checks and the soname of a new copy, read through a descriptor opened without waiting. */
+/* The file checks and the soname of a new copy, read through a descriptor opened without waiting. */
 static void inspect(struct copy *c)
 {
     const cubind__locatable *l = &cubind__locatables[c->library];
     cubind__strbuf why = {0};
+    cubind__binary binary;
     struct stat st;
-    char soname[256];
     const char *token = cubind__dlopen_token(c->path) != NULL ? cubind__dlopen_token(c->path)
                                                               : cubind__dlopen_token(c->real_path);
-    int has_soname = -1;
     int fd = token != NULL ? -1 : cubind__open_file(c->real_path, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
     if (token != NULL) /* a child's dlopen would load another file than this one: not even opened */
         cubind__strbuf_printf(&why, "its path holds $%s, which dlopen replaces (a dynamic string token)", token);
@@ -93,18 +91,20 @@ static void inspect(struct copy *c)
         cubind__strbuf_printf(&why, "cannot be opened");
     else {
         /* a script, random bytes, an executable: refused here, before a child is spent on it */
-        if (cubind__elf_shared_object(fd, st.st_size, &why) == 0 &&
-            cubind__inspect_elf(fd, st.st_size, soname, sizeof soname, &has_soname, &why) == 0 && has_soname == 1) {
-            c->soname = strdup(soname);
-            if (!of_family(soname, l->stem))
-                cubind__strbuf_printf(&why, "is %s, not %s", soname, l->stem);
+        cubind__binary_inspect(fd, (long long)st.st_size, &binary);
+        if (binary.not_library[0] != '\0')
+            cubind__strbuf_printf(&why, "%s", binary.not_library);
+        else if (binary.refused[0] != '\0')
+            cubind__strbuf_printf(&why, "%s", binary.refused);
+        else if (binary.has_soname == 1) {
+            c->soname = strdup(binary.soname);
+            if (!of_family(binary.soname, l->stem))
+                cubind__strbuf_printf(&why, "is %s, not %s", binary.soname, l->stem);
         }
         close(fd);
     }
-    if (why.length > 0) {
-        const char *text = cubind__strbuf_str(&why); /* inspect_elf's reasons follow a path: ": truncated ..." */
-        c->error = strdup(strncmp(text, ": ", 2) == 0 ? text + 2 : text);
-    }
+    if (why.length > 0)
+        c->error = strdup(cubind__strbuf_str(&why));
     cubind__strbuf_free(&why);
 }
 
@@ -119,7 +119,7 @@ static void add_place(struct copy *c, const char *place, const char *path)
         return;
     memcpy(dir, path, n);
     dir[n] = '\0';
-    cubind__strbuf_printf(&key, "\n%s\t%s\n", place, realpath(dir, real) != NULL ? real : dir);
+    cubind__strbuf_printf(&key, "\n%s\t%s\n", place, cubind__real_path(dir, real) != NULL ? real : dir);
     if (strstr(cubind__strbuf_str(&c->seen), cubind__strbuf_str(&key)) == NULL) {
         cubind__strbuf_printf(&c->seen, "%s", cubind__strbuf_str(&key));
         cubind__strbuf_printf(&c->places, "%s%s: %s", c->places.length ? "; " : "", place, path);
@@ -133,7 +133,7 @@ static void found(struct cubind_copies *list, size_t library, const char *place,
     char real[PATH_MAX];
     struct copy *c;
     size_t i;
-    if (realpath(path, real) == NULL)
+    if (cubind__real_path(path, real) == NULL)
         return; /* a dangling link: no file */
     for (i = 0; i < list->count; ++i)
         if (list->items[i].library == library && strcmp(list->items[i].real_path, real) == 0) {
@@ -336,7 +336,7 @@ static void mark_chosen(struct cubind_copies *list, size_t library, int load)
         if ((load || cubind__is_loaded((cubind_library)l->library)) &&
             cubind_library_info((cubind_library)l->library, &info) == CUBIND_OK && info.found) {
             const char *name = info.real_path != NULL ? info.real_path : info.path;
-            if (name != NULL && realpath(name, real) != NULL && (c = copy_of(list, library, real)) == NULL) {
+            if (name != NULL && cubind__real_path(name, real) != NULL && (c = copy_of(list, library, real)) == NULL) {
                 found(list, library, info.found_by, info.path); /* loaded from a place not searched here */
                 c = copy_of(list, library, real);
             }
@@ -350,16 +350,16 @@ static void mark_chosen(struct cubind_copies *list, size_t library, int load)
                 int n = end != NULL ? (int)(end - ld) : (int)strlen(ld);
                 if (n > 0 && ld[0] == '/' &&
                     (size_t)snprintf(path, sizeof path, "%.*s/%s", n, ld, l->sonames[j]) < sizeof path &&
-                    (c = copy_of(list, library, realpath(path, real))) != NULL)
+                    (c = copy_of(list, library, cubind__real_path(path, real))) != NULL)
                     by = "LD_LIBRARY_PATH";
                 ld = end != NULL ? end + 1 : NULL;
             }
             if (c == NULL && cubind__ld_cache_lookup(&cache, l->sonames[j], path, sizeof path) != NULL &&
-                (c = copy_of(list, library, realpath(path, real))) != NULL)
+                (c = copy_of(list, library, cubind__real_path(path, real))) != NULL)
                 by = "ld.so cache";
             for (i = 0; cubind__system_dir(i) != NULL && c == NULL; ++i)
                 if ((size_t)snprintf(path, sizeof path, "%s/%s", cubind__system_dir(i), l->sonames[j]) < sizeof path &&
-                    (c = copy_of(list, library, realpath(path, real))) != NULL)
+                    (c = copy_of(list, library, cubind__real_path(path, real))) != NULL)
                     by = "system directory";
             if (c != NULL) {
                 cubind__strbuf text = {0};

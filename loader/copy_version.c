@@ -1,9 +1,9 @@
 /*
  * loader/copy_version.c - a copy's version without loading it into this process (see
- * copy_version.h). The child is forked: it loads the file with dlopen, checks that the version
- * query is the file's own symbol (cudnnGetVersion of libcudnn_ops is libcudnn_graph's), asks it,
- * writes one fixed-size answer to a pipe and leaves with _exit. The parent waits for the answer
- * with poll, bounded, kills a child that does not answer in time, and always reaps it.
+ * copy_version.h). The child (cubind__in_child: forked) loads the file, checks that the version
+ * query is the file's own symbol (cudnnGetVersion of libcudnn_ops is libcudnn_graph's), asks it and
+ * leaves one fixed-size answer, which the parent waits for, bounded; a child that does not answer in
+ * time is killed, and every child is reaped.
  * Before the copy, the child loads the copy's own parts: the files beside it named
  * <stem>_<part>.so.<major> (cuDNN's libcudnn_graph.so.9, libcudnn_ops.so.9, ...), each by its path
  * and after the parts it needs (DT_NEEDED). A library that loads its parts with dlopen by soname
@@ -11,35 +11,29 @@
  * matches a soname against the objects already loaded before it searches, where it would find
  * another copy's parts (through the ld.so cache, LD_LIBRARY_PATH), and the copy would answer with
  * their version. Setting LD_LIBRARY_PATH in the child would not do: ld.so reads it once, at start.
- * The child loads everything in a namespace of its own (dlmopen, LM_ID_NEWLM): a fork inherits
+ * The child loads everything in a namespace of its own (cubind__lib_open_apart: dlmopen): a fork inherits
  * what the parent has loaded (the probe loads every library it binds), and in the parent's
  * namespace a part of the same soname already there would answer instead of the copy's own (the
  * system's cuDNN 9.14 for the wheel's 9.19, seen on a GPU machine). Objects a library loads with
  * dlopen go to the namespace of the library that asks, so its parts are found in the child's.
- * Layer 3: calls elf_check (2), file_open (1), strbuf (1), the generated tables
+ * Layer 3: calls file_open (1), strbuf (1), the platform seam (0), the generated tables
  * (cubind__version_query, cubind_status_name) and libc.
  */
 #define _GNU_SOURCE
 #include "copy_version.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
-#include <poll.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "elf_check.h"
 #include "file_open.h"
+#include "platform.h"
 
 /* The child's answer: one write of this size. */
 struct answer {
@@ -135,27 +129,11 @@ static int waits(const struct part *p, const struct part *parts, size_t count)
     return 0;
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-/* The sanitizers' runtimes serve the first namespace only: there the child loads in its own. */
-static void *load(const char *file, int flags)
+/* cubind__binary_needed's callback: a part's DT_NEEDED names, each followed by '\n'. */
+static void note_needed(const char *name, void *data)
 {
-    return dlopen(file, flags);
+    cubind__strbuf_printf(data, "%s\n", name);
 }
-#else
-/* The child's own namespace (see the top of this file): made by the first object loaded. */
-static Lmid_t space = LM_ID_NEWLM;
-
-static void *load(const char *file, int flags)
-{
-    void *handle;
-    if (space == LM_ID_NEWLM && (flags & RTLD_NOLOAD))
-        return NULL; /* nothing is loaded in a namespace not made yet */
-    handle = dlmopen(space, file, flags);
-    if (handle != NULL && space == LM_ID_NEWLM && dlinfo(handle, RTLD_DI_LMID, &space) != 0)
-        space = LM_ID_NEWLM;
-    return handle;
-}
-#endif
 
 /* In the child, before the copy at `real`: its parts from its directory (the file comment says why). */
 static void load_parts(const cubind__locatable *l, const char *real, struct answer *a)
@@ -191,7 +169,7 @@ static void load_parts(const cubind__locatable *l, const char *real, struct answ
         fd = cubind__open_file(file, O_RDONLY, 0, CUBIND__FILE_REGULAR, &st);
         if (fd < 0)
             continue; /* not a regular file (a dangling link): not a part */
-        cubind__elf_needed(fd, st.st_size, &parts[count].needed);
+        cubind__binary_needed(fd, (long long)st.st_size, note_needed, &parts[count].needed);
         close(fd);
         ++count;
     }
@@ -204,7 +182,7 @@ static void load_parts(const cubind__locatable *l, const char *real, struct answ
                 parts[i].tried = 1;
                 --left;
                 snprintf(file, sizeof file, "%s/%s", dir, parts[i].name);
-                if ((parts[i].handle = load(file, RTLD_LAZY | RTLD_LOCAL)) != NULL) {
+                if ((parts[i].handle = cubind__lib_open_apart(file, 0)) != NULL) {
                     ++a->parts;
                     append(a->names, sizeof a->names, parts[i].name);
                 } else {
@@ -221,11 +199,11 @@ static void load_parts(const cubind__locatable *l, const char *real, struct answ
     }
     /* a part of the same soname already loaded before (inherited from the parent) is found first */
     for (i = 0; i < count; ++i) {
-        void *first = parts[i].handle != NULL ? load(parts[i].name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-        struct link_map *map = NULL;
-        if (first != NULL && first != parts[i].handle && dlinfo(first, RTLD_DI_LINKMAP, &map) == 0 && map != NULL) {
+        void *first = parts[i].handle != NULL ? cubind__lib_loaded_apart(parts[i].name) : NULL;
+        cubind__lib_facts facts;
+        if (first != NULL && first != parts[i].handle && cubind__lib_facts_of(first, &facts) == 0) {
             snprintf(file, sizeof file, "%s already loaded from %s answers for it", parts[i].name,
-                     map->l_name != NULL ? map->l_name : "?");
+                     facts.name[0] != '\0' ? facts.name : "?");
             append(a->trouble, sizeof a->trouble, file);
         }
         cubind__strbuf_free(&parts[i].needed);
@@ -233,30 +211,40 @@ static void load_parts(const cubind__locatable *l, const char *real, struct answ
     free(parts);
 }
 
+/* What the child is asked: the copy. */
+struct question {
+    const cubind__locatable *l;
+    const char *path, *real;
+};
+
 /* In the child: load (its parts first), check, ask. Only the answer leaves it. */
-static void ask(const cubind__locatable *l, const char *path, const char *real, struct answer *a)
+static void ask(void *context, void *answer)
 {
     static const int properties[3] = {0, 1, 2}; /* MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL */
-    struct link_map *map = NULL;
-    Dl_info where;
+    const struct question *q = context;
+    const cubind__locatable *l = q->l;
+    struct answer *a = answer;
+    cubind__lib_facts facts;
+    const char *holder;
     void *handle, *symbol;
     int i;
-    load_parts(l, real, a);
-    handle = load(path, RTLD_NOW | RTLD_LOCAL);
+    a->version[0] = a->version[1] = a->version[2] = -1;
+    load_parts(l, q->real, a);
+    handle = cubind__lib_open_apart(q->path, 1);
     if (handle == NULL) {
         a->outcome = 1;
-        copy_text(a, dlerror());
+        copy_text(a, cubind__lib_error());
         return;
     }
-    symbol = dlsym(handle, l->version_function);
+    symbol = cubind__lib_symbol(handle, l->version_function);
     if (symbol == NULL) {
         a->outcome = 2;
         return;
     }
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && dladdr(symbol, &where) != 0 &&
-        where.dli_fname != NULL && map->l_name != NULL && strcmp(where.dli_fname, map->l_name) != 0) {
+    if (cubind__lib_facts_of(handle, &facts) == 0 && (holder = cubind__file_holding(symbol)) != NULL &&
+        strcmp(holder, facts.name) != 0) {
         a->outcome = 3;
-        copy_text(a, where.dli_fname);
+        copy_text(a, holder);
         return;
     }
     if (l->library >= 0) { /* a bound library: its generated query, with the header's own types */
@@ -299,67 +287,35 @@ static void ask(const cubind__locatable *l, const char *path, const char *real, 
     }
 }
 
-/* Fork, ask in the child, wait for its answer at most CUBIND__COPY_QUERY_MS. 0 with *a filled, else
- * -1 with why in `detail`. */
+/* Ask in a child, waiting for its answer at most CUBIND__COPY_QUERY_MS. 0 with *a filled, else -1
+ * with why in `detail`. */
 static int ask_in_child(const cubind__locatable *l, const char *path, const char *real, struct answer *a,
                         cubind__strbuf *detail)
 {
-    int fds[2], status = 0, got = -1;
-    struct pollfd wait_for;
-    pid_t pid;
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        cubind__strbuf_printf(detail, "no pipe for the query: %s", strerror(errno));
+    struct question q;
+    cubind__child_outcome child;
+    q.l = l;
+    q.path = path;
+    q.real = real;
+    cubind__in_child(ask, &q, a, sizeof *a, CUBIND__COPY_QUERY_MS, &child);
+    switch (child.outcome) {
+    case CUBIND__CHILD_ANSWERED:
+        return 0;
+    case CUBIND__CHILD_NO_PIPE:
+        cubind__strbuf_printf(detail, "no pipe for the query: %s", child.reason);
         return -1;
-    }
-    pid = fork();
-    if (pid < 0) {
-        cubind__strbuf_printf(detail, "no child for the query: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
+    case CUBIND__CHILD_NO_CHILD:
+        cubind__strbuf_printf(detail, "no child for the query: %s", child.reason);
         return -1;
-    }
-    if (pid == 0) { /* the child: its output goes nowhere, its answer to the pipe */
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        close(fds[0]);
-        memset(a, 0, sizeof *a);
-        a->version[0] = a->version[1] = a->version[2] = -1;
-        ask(l, path, real, a);
-        if (write(fds[1], a, sizeof *a) != (ssize_t)sizeof *a)
-            _exit(1);
-        _exit(0);
-    }
-    close(fds[1]);
-    wait_for.fd = fds[0];
-    wait_for.events = POLLIN;
-    for (;;) {
-        int ready = poll(&wait_for, 1, CUBIND__COPY_QUERY_MS);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready > 0) {
-            ssize_t n;
-            do
-                n = read(fds[0], a, sizeof *a);
-            while (n < 0 && errno == EINTR);
-            got = n == (ssize_t)sizeof *a ? 0 : -1;
-            if (got != 0)
-                cubind__strbuf_printf(detail, "the child asking it ended without an answer");
-        } else {
-            kill(pid, SIGKILL);
-            cubind__strbuf_printf(detail, "the query did not answer within %d s", CUBIND__COPY_QUERY_MS / 1000);
-        }
+    case CUBIND__CHILD_TIMED_OUT:
+        cubind__strbuf_printf(detail, "the query did not answer within %d s", CUBIND__COPY_QUERY_MS / 1000);
         break;
+    default:
+        cubind__strbuf_printf(detail, "the child asking it ended without an answer");
     }
-    close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (got != 0 && WIFSIGNALED(status))
-        cubind__strbuf_printf(detail, " (signal %d)", WTERMSIG(status));
-    return got;
+    if (child.signal != 0)
+        cubind__strbuf_printf(detail, " (signal %d)", child.signal);
+    return -1;
 }
 
 /* What the answer says of the parts loaded before the copy, when any: appended to `detail`. */

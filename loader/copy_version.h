@@ -1,13 +1,13 @@
 /*
  * loader/copy_version.h - the version of a copy of a library that this process has not loaded:
  * asked of the file in a child process, or read from its name (cubind_copies_find). Layer 3:
- * includes internal.h (0) and strbuf.h (1).
+ * includes tables.h (0) and strbuf.h (1).
  */
 #ifndef CUBIND_LOADER_COPY_VERSION_H
 #define CUBIND_LOADER_COPY_VERSION_H
 
-#include "internal.h"
 #include "strbuf.h"
+#include "tables.h"
 
 /* How long a child may take to load a file and answer its version query, in milliseconds. */
 #define CUBIND__COPY_QUERY_MS 10000

@@ -3,8 +3,8 @@
  * paths only:
  *   1. the path or handle given through the API;  2. CUBIND_<LIB>_PATH;
  *   3. a copy already loaded, newest soname first: the loaded objects are walked
- *      (dl_iterate_phdr; their DT_SONAME, or the file name they were loaded by), and
- *      only a soname found there is asked of dlopen (RTLD_NOLOAD), so that a soname
+ *      (cubind__objects_each; their soname, or the file name they were loaded by), and
+ *      only a soname found there is asked of the dynamic loader (cubind__lib_open_loaded), so that a soname
  *      not loaded costs no search of the file system;
  *   3b. beside a library it is used with (`coupled`), already loaded by cubind: its folder;
  *   4. the dynamic loader's search path, by soname, newest first (rpath, LD_LIBRARY_PATH, runpath;
@@ -25,27 +25,25 @@
  * built for another machine are refused with the reason (dlopen would block, die of
  * SIGBUS, or say "No such file or directory"), and so is a file whose DT_SONAME is
  * not of the library's soname family (libcublasLt.so.13 given as libcublas): see
- * candidate.c. Environment variables are read with secure_getenv (environment.c): a
+ * candidate.c. Environment variables are read with cubind__getenv (secure_getenv): a
  * set-user-ID or set-group-ID program ignores them.
  * Layer 6: calls search_path (5), candidate (4), library_version (3), handle_check (3),
- * opened (2), loaded_objects (2), places (2), environment (1) and strbuf (1).
+ * opened (2), loaded_objects (2), places (2), strbuf (1) and the platform seam (0).
  */
 #define _GNU_SOURCE
 #include "discovery.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "candidate.h"
-#include "environment.h"
 #include "handle_check.h"
 #include "library_version.h"
 #include "loaded_objects.h"
 #include "places.h"
+#include "platform.h"
 #include "search_path.h"
 
 /* The roots of steps 6 and 8. Arrays of arrays, not of pointers: nothing here is relocated at start-up. */
@@ -78,7 +76,7 @@ static void *try_named_root(const cubind__library_desc *d, const char *name, con
 }
 
 /* Step 3: a copy already loaded, newest soname first; only the sonames the walk found loaded are
- * asked of dlopen (a RTLD_NOLOAD probe of one not loaded searches every directory for nothing).
+ * asked of the dynamic loader (a RTLD_NOLOAD probe of one not loaded searches every directory for nothing).
  * Nothing is written to `why` unless a loaded copy is refused; then the step's text up to it: the
  * sonames before it, the refusal and its soname. *listed is how many sonames that text names. */
 static void *already_loaded(const cubind__library_desc *d, const cubind__loaded *loaded, cubind__strbuf *why,
@@ -91,7 +89,7 @@ static void *already_loaded(const cubind__library_desc *d, const cubind__loaded 
         void *handle;
         if (i < 64 && !(loaded->sonames & (1ull << i)))
             continue;
-        handle = dlopen(d->sonames[i], RTLD_NOW | RTLD_NOLOAD);
+        handle = cubind__lib_open_loaded(d->sonames[i]);
         if (handle == NULL)
             continue;
         if (!cubind__refused(d, handle, &reason, &found->answer)) {
@@ -154,7 +152,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
         *found_by = "beside a library it is used with";
         goto done;
     }
-    handle = cubind__system_search(d, cubind__own_map(&walk), CUBIND__SEARCH_PATH, &later, found);
+    handle = cubind__system_search(d, CUBIND__SEARCH_PATH, &later, found);
     if (handle != NULL) {
         *found_by = "system loader";
         goto done;
@@ -175,7 +173,7 @@ static void *discover(const cubind__library_desc *d, const char *explicit_path, 
             *found_by = user_roots[i];
             goto done;
         }
-    handle = cubind__system_search(d, NULL, CUBIND__SEARCH_DEFAULTS, &later, found);
+    handle = cubind__system_search(d, CUBIND__SEARCH_DEFAULTS, &later, found);
     if (handle != NULL) {
         *found_by = "system loader";
         goto done;
@@ -201,8 +199,8 @@ done:
 int cubind__open(const cubind__library_desc *d, const char *explicit_path, void *explicit_handle, const char *beside,
                  cubind__opened *out, cubind__strbuf *why)
 {
-    struct link_map *map = NULL;
-    const char *found_by = NULL, *soname;
+    cubind__lib_facts facts;
+    const char *found_by = NULL;
     cubind__strbuf tried = {0};
     char resolved[PATH_MAX];
     cubind__found found;
@@ -220,38 +218,36 @@ int cubind__open(const cubind__library_desc *d, const char *explicit_path, void 
     }
     cubind__strbuf_free(&tried);
     /* every step's object is checked again once open: a handle, or one already loaded */
-    if (!cubind__handle_in_family(d, handle) || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) {
+    if (!cubind__handle_in_family(d, handle) || cubind__lib_facts_of(handle, &facts) != 0) {
         cubind__strbuf_printf(why, "%s: %s gave ", d->file, found_by);
         cubind__check_handle(d, handle, why);
         cubind__version_answer_drop(&found.answer); /* before its code may be unmapped */
         if (handle != explicit_handle)
-            dlclose(handle);
+            cubind__lib_close(handle);
         return -1;
     }
     cubind__strbuf_free(why);
     memset(out, 0, sizeof *out);
     out->handle = handle;
-    out->map = map;
-    cubind__record_segments(out);
+    cubind__record_segments(out, &facts);
     out->found_by = found_by;
     out->loaded_by = found.loaded_by[0] != '\0' ? strdup(found.loaded_by) : NULL;
     if (found.real_path[0] != '\0' && handle != explicit_handle) /* read from the descriptor of the checks */
         out->real_path = strdup(found.real_path);
     else
-        out->real_path = realpath(map->l_name != NULL && map->l_name[0] != '\0' ? map->l_name
-                                  : explicit_path != NULL                      ? explicit_path
-                                                                               : "/proc/self/exe",
-                                  resolved) != NULL
+        out->real_path = cubind__real_path(facts.name[0] != '\0'      ? facts.name
+                                           : explicit_path != NULL ? explicit_path
+                                                                   : "/proc/self/exe",
+                                           resolved) != NULL
                              ? strdup(resolved)
                              : NULL;
     /* always absolute: an object the program loaded by a relative name is named by its real path */
-    out->path = strdup(map->l_name != NULL && map->l_name[0] == '/' ? map->l_name
-                       : out->real_path != NULL                    ? out->real_path
-                       : explicit_path != NULL                     ? explicit_path
-                                                                   : "(main program)");
+    out->path = strdup(facts.name[0] == '/'           ? facts.name
+                       : out->real_path != NULL  ? out->real_path
+                       : explicit_path != NULL   ? explicit_path
+                                                 : "(main program)");
     out->path_escaped = cubind__escaped_copy(out->path != NULL ? out->path : "");
-    soname = cubind__dynamic_soname(map->l_ld, (uintptr_t)map->l_addr);
-    out->soname = soname != NULL ? strdup(soname) : NULL;
+    out->soname = facts.soname != NULL ? strdup(facts.soname) : NULL;
     if (out->path == NULL || out->path_escaped == NULL) {
         cubind__strbuf_printf(why, "%s: out of memory", d->file);
         return -1;

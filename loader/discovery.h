@@ -1,14 +1,14 @@
 /*
  * loader/discovery.h - find and open one library in the discovery order (README, Loader), and
- * describe what was opened (path, soname, version). Layer 6: includes internal.h (0),
+ * describe what was opened (path, soname, version). Layer 6: includes tables.h (0),
  * strbuf.h (1) and opened.h (2).
  */
 #ifndef CUBIND_LOADER_DISCOVERY_H
 #define CUBIND_LOADER_DISCOVERY_H
 
-#include "internal.h"
 #include "opened.h"
 #include "strbuf.h"
+#include "tables.h"
 
 /* Open the library of `desc`: the explicit handle or path when given, else the
  * discovery order; `beside` (or NULL) is the folder of a library it is used with, already loaded,

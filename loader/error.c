@@ -12,17 +12,17 @@
  * cubind; errors it causes are recorded but do not call it again. It may also leave by
  * longjmp or a C++ exception, so "the handler is running" is not a flag that could be left
  * set for ever: a thread-local hint says a handler was entered, and when it is set the stack
- * is walked (unwinder.h) for a live frame of call_handler. None: the
+ * is walked (platform.h) for a live frame of call_handler. None: the
  * handler was left without returning, the hint is stale and the handler is called afresh.
  * Where the stack cannot be walked, the hint's frame address is compared with the current
  * one instead (stacks grow down on every target).
- * Layer 2: calls strbuf, no_gpu, unload and unwinder (1) and the generated tables (library names, status names).
+ * Layer 2: calls strbuf and no_gpu (1), the platform seam (0: the stack walk, the unload watch, a mutex) and the
+ * generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include "error.h"
 #include "no_gpu.h"
 
-#include <pthread.h>
 #if defined(__GNUC__) || defined(__clang__)
 #define CUBIND_NOINLINE __attribute__((noinline))
 #define CUBIND_FRAME_ADDRESS() ((uintptr_t)__builtin_frame_address(0))
@@ -38,8 +38,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "unload.h"
-#include "unwinder.h"
+#include "platform.h"
+#include "tables.h"
 
 struct thread_errors {
     cubind_error record;
@@ -51,7 +51,7 @@ struct thread_errors {
     int reported; /* a wrapper's slow path reported the failure its wrapper is about to see */
 };
 
-static _Thread_local struct thread_errors tls;
+static CUBIND__THREAD_LOCAL struct thread_errors tls;
 
 /* The installed handler and its argument, replaced whole: one atomic load reads both. Every
  * pair ever installed is kept (another thread may be calling it), each distinct pair once. */
@@ -61,7 +61,7 @@ struct handler {
     struct handler *earlier;
 };
 
-static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+static cubind__mutex handler_lock = CUBIND__MUTEX_INIT;
 static struct handler *handlers; /* under handler_lock */
 static _Atomic(const struct handler *) installed;
 
@@ -110,7 +110,7 @@ void cubind_clear_error(void)
 void cubind_set_error_handler(cubind_error_handler handler, void *user)
 {
     struct handler *h = NULL;
-    pthread_mutex_lock(&handler_lock);
+    cubind__mutex_lock(&handler_lock);
     if (handler != NULL) {
         for (h = handlers; h != NULL; h = h->earlier)
             if (h->fn == handler && h->user == user)
@@ -126,7 +126,7 @@ void cubind_set_error_handler(cubind_error_handler handler, void *user)
     }
     if (handler == NULL || h != NULL)
         atomic_store_explicit(&installed, h, memory_order_release);
-    pthread_mutex_unlock(&handler_lock);
+    cubind__mutex_unlock(&handler_lock);
     if (handler != NULL && h == NULL)
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_set_error_handler", 0,
                              "cubind_set_error_handler: out of memory; the earlier handler stays");
@@ -135,14 +135,14 @@ void cubind_set_error_handler(cubind_error_handler handler, void *user)
 void cubind__error_unload(void)
 {
     struct handler *h, *earlier;
-    pthread_mutex_lock(&handler_lock);
+    cubind__mutex_lock(&handler_lock);
     atomic_store_explicit(&installed, NULL, memory_order_release);
     for (h = handlers; h != NULL; h = earlier) {
         earlier = h->earlier;
         free(h);
     }
     handlers = NULL;
-    pthread_mutex_unlock(&handler_lock);
+    cubind__mutex_unlock(&handler_lock);
 }
 
 /* Copy `src` into `dst` (`size` bytes, NUL-terminated) with control characters and bytes

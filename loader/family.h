@@ -1,12 +1,12 @@
 /*
  * loader/family.h - which objects are of a library: its soname family, told by DT_SONAME.
- * Layer 2: includes internal.h (0) and strbuf.h (1).
+ * Layer 2: includes tables.h (0) and strbuf.h (1).
  */
 #ifndef CUBIND_LOADER_FAMILY_H
 #define CUBIND_LOADER_FAMILY_H
 
-#include "internal.h"
 #include "strbuf.h"
+#include "tables.h"
 
 /* 1 when `soname` belongs to the soname family of `desc`: one of its sonames, or the same
  * name with another version ("libcublas.so.14", "libcublas.so"); "libcublasLt.so.13" is

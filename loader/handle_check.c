@@ -1,81 +1,42 @@
 /*
- * loader/handle_check.c - a dlopen handle is its object's link map: it must be one of the main
- * namespace's, and of the library's soname family (see handle_check.h). Layer 3: calls
- * loaded_objects (2), family (2) and strbuf (1).
+ * loader/handle_check.c - a handle must be that of an object loaded in the main namespace, and of
+ * the library's soname family (see handle_check.h). Layer 3: calls family (2), strbuf (1) and the
+ * platform seam (0).
  */
-#define _GNU_SOURCE
 #include "handle_check.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "family.h"
-#include "loaded_objects.h"
-
-struct handle_search {
-    const void *handle;
-    const struct link_map *head; /* cubind__main_map() */
-    int found;
-    int in_family;  /* its DT_SONAME is of d's family */
-    int with_names; /* copy the soname and name out (for a message) */
-    const cubind__library_desc *d;
-    char *soname;
-    char *name;
-};
-
-/* Called by dl_iterate_phdr, which holds the loader's lock: the link-map list cannot change
- * while it is walked. Only the first call does the work. */
-static int find_handle(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct handle_search *search = data;
-    const struct link_map *l;
-    (void)info;
-    (void)size;
-    for (l = search->head; l != NULL; l = l->l_next)
-        if ((const void *)l == search->handle) {
-            const char *soname = cubind__dynamic_soname(l->l_ld, (uintptr_t)l->l_addr);
-            search->found = 1;
-            search->in_family = soname != NULL && cubind__soname_in_family(search->d, soname);
-            if (search->with_names) {
-                search->soname = soname != NULL ? strdup(soname) : NULL;
-                search->name = strdup(l->l_name != NULL && l->l_name[0] != '\0' ? l->l_name : "the main program");
-            }
-            break;
-        }
-    return 1;
-}
+#include "platform.h"
 
 /* The check; with `why` NULL, the answer alone (nothing formatted). */
 static int check_handle(const cubind__library_desc *d, void *handle, cubind__strbuf *why)
 {
-    struct handle_search search = {NULL, NULL, 0, 0, 0, NULL, NULL, NULL};
+    const char *pseudo = cubind__lib_pseudo_name(handle);
+    char *soname = NULL, *name = NULL;
     int result;
     cubind__strbuf text = {0};
-    if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
+    if (pseudo != NULL) {
         if (why != NULL)
-            cubind__strbuf_printf(why, "%s is a pseudo-handle, not the handle of a loaded library",
-                                  handle == RTLD_DEFAULT ? "RTLD_DEFAULT" : "RTLD_NEXT");
+            cubind__strbuf_printf(why, "%s is a pseudo-handle, not the handle of a loaded library", pseudo);
         return -1;
     }
-    search.handle = handle;
-    search.head = cubind__main_map();
-    search.d = d;
-    search.with_names = why != NULL;
-    dl_iterate_phdr(find_handle, &search);
-    if (!search.found) {
+    if (!cubind__lib_in_main_namespace(handle, &soname, why != NULL ? &name : NULL)) {
         if (why != NULL)
             cubind__strbuf_printf(why, "%p is not the handle of an object loaded in this process (dlopen's main "
                                        "namespace)", handle);
         return -1;
     }
-    if (why == NULL)
-        return search.in_family ? 0 : -1;
-    cubind__strbuf_escaped(&text, search.name != NULL ? search.name : "?");
-    result = cubind__check_family(d, search.soname, &text);
-    free(search.soname);
-    free(search.name);
+    if (why == NULL) {
+        result = soname != NULL && cubind__soname_in_family(d, soname) ? 0 : -1;
+        free(soname);
+        return result;
+    }
+    cubind__strbuf_escaped(&text, name != NULL ? name : "?");
+    result = cubind__check_family(d, soname, &text);
+    free(soname);
+    free(name);
     if (result != 0)
         cubind__strbuf_printf(why, "%s", cubind__strbuf_str(&text));
     cubind__strbuf_free(&text);

@@ -1,12 +1,12 @@
 /*
- * loader/handle_check.h - is a handle the dlopen handle of one of a library's objects?
- * Layer 3: includes internal.h (0) and strbuf.h (1).
+ * loader/handle_check.h - is a handle the handle of one of a library's loaded objects?
+ * Layer 3: includes tables.h (0) and strbuf.h (1).
  */
 #ifndef CUBIND_LOADER_HANDLE_CHECK_H
 #define CUBIND_LOADER_HANDLE_CHECK_H
 
-#include "internal.h"
 #include "strbuf.h"
+#include "tables.h"
 
 /* 1 when `handle` is the dlopen handle of an object loaded in this process (not a pseudo-handle
  * such as RTLD_NEXT) whose DT_SONAME is of the family of `desc`; else 0. Formats nothing. */

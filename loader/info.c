@@ -3,9 +3,8 @@
  * cubind_function_info, cubind_function_available, cubind_require_release, names, sonames and version.
  * Layer 8, above library.c (7), which it asks to load and resolve; it reads the generated tables
  * and the releases' (releases, 2), tells sonames by family (family, 2) and records errors (error, 2).
- * Its destructor frees what the copy keeps when the copy is unloaded (unload, 1; loader/unload.h).
+ * Its destructor frees what the copy keeps when the copy is unloaded (the platform seam's unload watch, 0).
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +18,9 @@
 #include "internal.h"
 #include "library.h"
 #include "opened.h"
+#include "platform.h"
 #include "releases.h"
 #include "strbuf.h"
-#include "unload.h"
 
 /* The texts of release_names, kept for as long as the copy is loaded: the releases known of each
  * library, and those that changed a function, by the mask of them. */
@@ -107,7 +106,7 @@ struct note {
     char text[];
 };
 static struct note *notes[CUBIND_LIBRARY_COUNT];
-static pthread_mutex_t notes_lock = PTHREAD_MUTEX_INITIALIZER;
+static cubind__mutex notes_lock = CUBIND__MUTEX_INIT;
 
 /* Why `library` is called as a release its version does not say, and how it and the coupled
  * libraries loaded beside it mix releases; NULL when neither. */
@@ -126,7 +125,7 @@ static const char *release_note(cubind_library library)
         return NULL;
     }
     cubind__unload_watch(); /* before it is kept */
-    pthread_mutex_lock(&notes_lock);
+    cubind__mutex_lock(&notes_lock);
     for (n = notes[library]; n != NULL && kept == NULL; n = n->earlier)
         if (strcmp(n->text, cubind__strbuf_str(&text)) == 0)
             kept = n->text;
@@ -136,7 +135,7 @@ static const char *release_note(cubind_library library)
         notes[library] = n;
         kept = n->text;
     }
-    pthread_mutex_unlock(&notes_lock);
+    cubind__mutex_unlock(&notes_lock);
     cubind__strbuf_free(&text);
     return kept;
 }
@@ -377,14 +376,14 @@ const char *cubind_version(void)
 
 /* The copy is unloaded (dlclose of the object it is part of) while the process goes on: what it
  * keeps is freed, or it would be left behind, unreachable, once its memory is unmapped. Not at
- * exit, when another thread may still be calling cubind (loader/unload.h). */
+ * exit, when another thread may still be calling cubind (cubind__unloading, platform.h). */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((destructor)) static void unloaded(void)
 {
     int library, mask;
     if (!cubind__unloading())
         return;
-    pthread_mutex_lock(&notes_lock);
+    cubind__mutex_lock(&notes_lock);
     for (library = 0; library < CUBIND_LIBRARY_COUNT; ++library) {
         struct note *n = notes[library], *earlier;
         for (; n != NULL; n = earlier) {
@@ -396,7 +395,7 @@ __attribute__((destructor)) static void unloaded(void)
         for (mask = 0; mask < 256; ++mask)
             free(atomic_exchange(&changed_texts[library][mask], NULL));
     }
-    pthread_mutex_unlock(&notes_lock);
+    cubind__mutex_unlock(&notes_lock);
     cubind__library_unload();
     cubind__error_unload();
 }

@@ -1,7 +1,7 @@
 /*
  * loader/ld_cache.c - the ld.so cache reader (see ld_cache.h): the file is mapped once per
  * search and every offset in it is checked against its size, so a cut or corrupt cache is
- * read as far as it is sound. Layer 2: calls environment (1) and file_open (1).
+ * read as far as it is sound. Layer 2: calls file_open (1) and the platform seam (0: the environment).
  */
 #define _GNU_SOURCE
 #include "ld_cache.h"
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "environment.h"
 #include "file_open.h"
 #include "library_dirs.h" /* CUBIND__PLATFORM_LD_CACHE_FLAGS: the entries of this machine */
+#include "platform.h"
 
 static const char default_ld_cache[] = "/etc/ld.so.cache";
 

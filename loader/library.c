@@ -7,7 +7,7 @@
  * thread, or fork's handler, took that one first). It is recursive through a thread-local depth, so a constructor may
  * load another library; a thread-local flag per library refuses re-entry into a load in progress on the same thread,
  * which a lock alone could not tell from a second thread. pthread_atfork holds the lock across fork() so a child never
- * inherits a load half done. Cancellation is disabled while the lock is held (a thread cancelled inside a library
+ * inherits a load half done (cubind__at_fork). Cancellation is disabled while the lock is held (a thread cancelled inside a library
  * constructor would otherwise leave it held for ever); a cancel request made meanwhile acts at the thread's next
  * cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock a
  * recursive mutex there (its owner's thread id is not the child's): every later load in the child blocked for ever.
@@ -15,14 +15,11 @@
  * from any thread, neither takes the lock nor waits for the load: it reaches its own definition (own_call.h), so
  * that a thread the library waits for does not wait for it in turn, and the loading thread gets no error.
  * Layer 7, the top: calls discovery (6), not_callable (4), handle_check (3), library_version (3), own_call (3),
- * opened (2), error (2), trace (2), unload (1), unwinder (1), strbuf (1) and the generated tables; called by the
+ * opened (2), error (2), trace (2), strbuf (1), the platform seam (0) and the generated tables; called by the
  * generated wrappers and the public API.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <limits.h>
-#include <link.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,11 +37,10 @@
 #include "not_callable.h"
 #include "opened.h"
 #include "own_call.h"
+#include "platform.h"
 #include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
-#include "unload.h"
-#include "unwinder.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 
@@ -74,10 +70,10 @@ struct lib_state {
 };
 
 static struct lib_state states[CUBIND_LIBRARY_COUNT];
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local unsigned lock_depth;
-static _Thread_local unsigned char tls_loading[CUBIND_LIBRARY_COUNT];
+static cubind__once_flag init_once = CUBIND__ONCE_INIT;
+static cubind__mutex load_lock = CUBIND__MUTEX_INIT;
+static CUBIND__THREAD_LOCAL unsigned lock_depth;
+static CUBIND__THREAD_LOCAL unsigned char tls_loading[CUBIND_LIBRARY_COUNT];
 static atomic_int loading[CUBIND_LIBRARY_COUNT]; /* a thread opens or asks it now: its own calls (own_call.h) */
 
 static void init(void);
@@ -85,34 +81,34 @@ static void init(void);
 static void lock_raw(void)
 {
     if (lock_depth++ == 0)
-        pthread_mutex_lock(&load_lock);
+        cubind__mutex_lock(&load_lock);
 }
 
 static void unlock_raw(void)
 {
     if (--lock_depth == 0)
-        pthread_mutex_unlock(&load_lock);
+        cubind__mutex_unlock(&load_lock);
 }
 
 /* Take the lock with cancellation disabled until the matching unlock (`*cancel_state` keeps
  * the caller's setting): nothing done under it may be a cancellation point. */
 static void lock(int *cancel_state)
 {
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-    pthread_once(&init_once, init);
+    *cancel_state = cubind__cancel_off();
+    cubind__once(&init_once, init);
     lock_raw();
 }
 
 static void unlock(int cancel_state)
 {
     unlock_raw();
-    pthread_setcancelstate(cancel_state, NULL);
+    cubind__cancel_restore(cancel_state);
 }
 
 static void init(void)
 {
     cubind__unload_watch(); /* before anything is kept: everything is kept under the lock */
-    pthread_atfork(lock_raw, unlock_raw, unlock_raw);
+    cubind__at_fork(lock_raw, unlock_raw, unlock_raw);
 }
 
 static const char *failure_text(const struct lib_state *s)
@@ -211,7 +207,7 @@ int cubind__ensure_loaded(cubind_library library)
             if (opened && s->lib.held_fini != NULL) /* its query's init, let go with it */
                 s->lib.held_fini();
             if (opened && s->lib.handle != s->explicit_handle) /* opened, but of no release it can be called as */
-                dlclose(s->lib.handle);
+                cubind__lib_close(s->lib.handle);
             keep_failure(s, &why);
             state = STATE_FAILED;
         }

@@ -18,7 +18,7 @@ int cubind__valid_library(cubind_library library);
 cubind_error_kind cubind__invalid_library(const char *function, cubind_library library);
 
 /* Load `library` once (CUBIND__LOAD_*), and why it failed (valid for as long as the copy is loaded:
- * the life of the process for libcubind.so, never unloaded; loader/unload.h). */
+ * the life of the process for libcubind.so, never unloaded; cubind__unloading, loader/platform.h). */
 int cubind__ensure_loaded(cubind_library library);
 const char *cubind__load_error(cubind_library library, int outcome);
 /* Record that `library` could not be loaded for `function` (a wrapper's name) or `api`. */
@@ -43,7 +43,7 @@ void cubind__census(cubind_library library, size_t *found, const char *const **m
 /* Every C API name of `library`, built on first use and kept (NULL when out of memory). */
 const char *const *cubind__all_names(cubind_library library);
 
-/* The copy is being unloaded (loader/unload.h): free what every library's state keeps (its opened
+/* The copy is being unloaded (cubind__unloading, loader/platform.h): free what every library's state keeps (its opened
  * description, the texts of its failures, its path, its census) and forget it; the libraries
  * opened stay open. */
 void cubind__library_unload(void);

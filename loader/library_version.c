@@ -1,28 +1,26 @@
 /*
  * loader/library_version.c - a library's version and the answers of its version query that refuse a
- * file (see library_version.h). Layer 3: calls opened (2), strbuf (1), environment (1) and the
+ * file (see library_version.h). Layer 3: calls opened (2), strbuf (1), the platform seam (0) and the
  * generated tables (cubind__version_query, cubind_status_name).
  */
 #define _GNU_SOURCE
 #include "library_version.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "environment.h"
+#include "platform.h"
 
 /* The handle each library's version query is being asked of by this thread, else NULL. */
-static _Thread_local void *asking[CUBIND_LIBRARY_COUNT];
+static CUBIND__THREAD_LOCAL void *asking[CUBIND_LIBRARY_COUNT];
 
 cubind__fnptr cubind__asked_definition(cubind_library library, const cubind__symbol_table *table, size_t index)
 {
-    void *handle = asking[library], *address, *map = NULL;
-    Dl_info info;
+    void *handle = asking[library], *address;
     cubind__fnptr fn;
-    if (handle == NULL || (address = dlsym(handle, cubind__symbol_name(table, index))) == NULL ||
-        dladdr1(address, &info, &map, RTLD_DL_LINKMAP) == 0 || map != handle)
+    if (handle == NULL || (address = cubind__lib_symbol(handle, cubind__symbol_name(table, index))) == NULL ||
+        cubind__lib_holding(address) != handle)
         return NULL;
     memcpy(&fn, &address, sizeof fn);
     return fn;
@@ -71,7 +69,7 @@ int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf 
     answer->handle = NULL;
     if (d->refused_count == 0 || d->version_query_name[0] == '\0' || query_not_asked(d))
         return 0;
-    address = dlsym(handle, d->version_query_name);
+    address = cubind__lib_symbol(handle, d->version_query_name);
     if (address == NULL)
         return 0;
     memcpy(&query, &address, sizeof query);
@@ -88,7 +86,7 @@ int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf 
             cubind__strbuf_printf(why, ": refused, %s answers %s (%d): %s", cubind__version_failed_name(d, answer->failed),
                                   name != NULL ? name : "a status", answer->status, d->refusal_reasons[i]);
             answer->handle = NULL;
-            dlclose(handle);
+            cubind__lib_close(handle);
             return 1;
         }
     }

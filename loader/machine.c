@@ -6,14 +6,13 @@
  * the kernel module's version (no_gpu, 1), publishes why no GPU can be used (no_gpu) and records
  * errors (error, 2).
  *
- * The facts are gathered once (pthread_once) and kept: no CUDA context is ever created (cuInit and
+ * The facts are gathered once (cubind__once) and kept: no CUDA context is ever created (cuInit and
  * cuDeviceGet* only), and NVML is initialized once and never shut down: the init its version query
  * made when it was loaded is kept in force (library_version.h), and only when that one failed is it
  * initialized here. Every text a library writes is terminated inside its buffer, and every count it
  * gives is checked against the range cubind can hold (CUBIND__GPU_COUNT_MAX).
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +24,8 @@
 #include "internal.h"
 #include "library.h"
 #include "no_gpu.h"
+#include "platform.h"
 #include "strbuf.h"
-#include "uncancelled.h"
 
 /* NVIDIA's values and layouts that this file relies on (nvml.h of 12.4, cuda.h of 13.0), written
  * here so that a build of a subset of the libraries (without their types) compiles it too. */
@@ -62,7 +61,7 @@ static struct {
     int driver_loaded;
     struct cubind_gpu_info *gpus; /* driver.gpu_count of them */
 } facts;
-static pthread_once_t gather_once = PTHREAD_ONCE_INIT;
+static cubind__once_flag gather_once = CUBIND__ONCE_INIT;
 
 /* The entry point a call of `name` (the C API name) reaches in the loaded `library`, or NULL. */
 static cubind__fnptr entry(cubind_library library, const char *name)
@@ -441,12 +440,6 @@ static void gather_facts(void)
     publish_reason();
 }
 
-/* The once routine: NVML and the driver do I/O (uncancelled.h says why). */
-static void gather(void)
-{
-    cubind__uncancelled(gather_facts);
-}
-
 const char *cubind_fact_source_name(cubind_fact_source source)
 {
     switch (source) {
@@ -482,13 +475,13 @@ static cubind_error_kind copy_sized(const char *function, void *out, const void 
 
 cubind_error_kind cubind_driver_info(struct cubind_driver_info *info)
 {
-    pthread_once(&gather_once, gather);
+    cubind__once(&gather_once, gather_facts); /* NVML and the driver do I/O: uncancelled */
     return copy_sized("cubind_driver_info", info, &facts.driver, sizeof facts.driver);
 }
 
 cubind_error_kind cubind_gpu_info(int index, struct cubind_gpu_info *info)
 {
-    pthread_once(&gather_once, gather);
+    cubind__once(&gather_once, gather_facts); /* NVML and the driver do I/O: uncancelled */
     if (index < 0 || facts.gpus == NULL || index >= facts.driver.gpu_count) {
         cubind__error_record(CUBIND_ERROR_INVALID_ARGUMENT, CUBIND_LIB_NONE, "cubind_gpu_info", 0,
                              "cubind_gpu_info: no GPU %d (%d visible%s%s)", index,
@@ -506,7 +499,7 @@ cubind_error_kind cubind_gpu_count(int *count)
                              "cubind_gpu_count: NULL count");
         return CUBIND_ERROR_INVALID_ARGUMENT;
     }
-    pthread_once(&gather_once, gather);
+    cubind__once(&gather_once, gather_facts); /* NVML and the driver do I/O: uncancelled */
     *count = facts.driver.gpu_count > 0 ? facts.driver.gpu_count : 0;
     if (*count > 0)
         return CUBIND_OK;

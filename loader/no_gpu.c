@@ -1,30 +1,31 @@
 /*
- * loader/no_gpu.c - why no GPU can be used here (loader/no_gpu.h). Layer 1: libc only.
+ * loader/no_gpu.c - why no GPU can be used here (loader/no_gpu.h). Layer 1: calls libc and the platform
+ * seam (0: the environment, once-only) only.
  *
  * The failure path of a wrapper whose status can mean "no usable GPU" (libraries.toml `no_gpu`;
  * error.c) says it after the call's message, so the decision
- * must need nothing above libc: the kernel module's files and the environment. The driver API's
+ * must need nothing above libc and the platform: the kernel module's files and the environment. The driver API's
  * own answer, when a program asked for it (cubind_gpu_count, machine.c), replaces it.
  */
 #define _GNU_SOURCE
 #include "no_gpu.h"
-#include "uncancelled.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "platform.h"
 
 #define PROC_DRIVER "/proc/driver/nvidia"
 
 _Atomic(const cubind__no_gpu_reason *) cubind__no_gpu_now;
 
 static cubind__no_gpu_reason decided;
-static pthread_once_t decide_once = PTHREAD_ONCE_INIT;
+static cubind__once_flag decide_once = CUBIND__ONCE_INIT;
 
 /* Read a small file of the kernel module into `out` (NUL-terminated); 0 when it cannot be read. */
 static int read_small(const char *path, char *out, size_t size)
@@ -190,7 +191,7 @@ static void decide(char *decided_text, size_t size)
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     int count;
     decided_text[0] = '\0';
-    if (secure_getenv("CUBIND_DRIVER_PATH") != NULL && secure_getenv("CUBIND_DRIVER_PATH")[0] != '\0')
+    if (cubind__getenv("CUBIND_DRIVER_PATH") != NULL && cubind__getenv("CUBIND_DRIVER_PATH")[0] != '\0')
         return; /* the program named its driver: what it answers is its own */
     if (!cubind__kernel_driver_release(release, sizeof release)) {
         snprintf(decided_text, size, "no CUDA driver: the NVIDIA kernel module is not loaded (no "
@@ -217,15 +218,9 @@ static void decide_and_keep(void)
     atomic_compare_exchange_strong(&cubind__no_gpu_now, &expected, &decided);
 }
 
-/* The once routine: the decision opens and reads files (uncancelled.h says why). */
-static void decide_once_routine(void)
-{
-    cubind__uncancelled(decide_and_keep);
-}
-
 const cubind__no_gpu_reason *cubind__no_gpu_decide(void)
 {
-    pthread_once(&decide_once, decide_once_routine);
+    cubind__once(&decide_once, decide_and_keep); /* it opens and reads files: uncancelled */
     return atomic_load_explicit(&cubind__no_gpu_now, memory_order_acquire);
 }
 

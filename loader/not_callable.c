@@ -6,6 +6,7 @@
 #include "not_callable.h"
 
 #include "error.h"
+#include "internal.h"
 
 static void record_symbol_missing(cubind_library library, size_t index, const char *symbol, const cubind__opened *lib)
 {

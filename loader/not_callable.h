@@ -1,6 +1,6 @@
 /*
  * loader/not_callable.h - the record of a call that cannot be made in the library loaded: its
- * symbol is missing, or the release it is called as cannot make it. Layer 4: includes internal.h
+ * symbol is missing, or the release it is called as cannot make it. Layer 4: includes tables.h
  * (0), opened.h (2) and releases.h (3).
  */
 #ifndef CUBIND_LOADER_NOT_CALLABLE_H
@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "internal.h"
 #include "opened.h"
 #include "releases.h"
+#include "tables.h"
 
 /* Record why function `index` of `library` (`lib`, called as release `release`) is not called: what
  * cubind__resolve_in_release answered in `r` (no reason: its symbol is missing). */

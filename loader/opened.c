@@ -1,13 +1,10 @@
 /*
  * loader/opened.c - an opened library's own symbols, told from its dependencies' by the
- * address ranges of its PT_LOAD segments; its texts freed (see opened.h). Layer 2: calls the dynamic
- * loader and libc only.
+ * address ranges of its loadable segments; its texts freed (see opened.h). Layer 2: calls the platform
+ * seam (0) and libc only.
  */
-#define _GNU_SOURCE
 #include "opened.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,28 +21,10 @@ void cubind__opened_free(cubind__opened *lib)
     memset(lib, 0, sizeof *lib);
 }
 
-/* dl_iterate_phdr callback: the PT_LOAD segments of the object whose link map is `data`'s map. */
-static int record_segments(struct dl_phdr_info *info, size_t size, void *data)
+void cubind__record_segments(cubind__opened *lib, const cubind__lib_facts *facts)
 {
-    cubind__opened *lib = data;
-    const struct link_map *map = lib->map;
-    size_t i;
-    (void)size;
-    if (info->dlpi_addr != map->l_addr || strcmp(info->dlpi_name, map->l_name != NULL ? map->l_name : "") != 0)
-        return 0;
-    for (i = 0; i < info->dlpi_phnum && lib->segments < sizeof lib->segment / sizeof lib->segment[0]; ++i) {
-        if (info->dlpi_phdr[i].p_type != PT_LOAD)
-            continue;
-        lib->segment[lib->segments].start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-        lib->segment[lib->segments].end = lib->segment[lib->segments].start + info->dlpi_phdr[i].p_memsz;
-        lib->segments++;
-    }
-    return 1;
-}
-
-void cubind__record_segments(cubind__opened *lib)
-{
-    dl_iterate_phdr(record_segments, lib);
+    lib->segments = facts->segment_count;
+    memcpy(lib->segment, facts->segment, facts->segment_count * sizeof facts->segment[0]);
 }
 
 int cubind__owns(const cubind__opened *lib, const void *address)
@@ -54,17 +33,15 @@ int cubind__owns(const cubind__opened *lib, const void *address)
     if (lib->segments == 0) /* segments unknown: take what dlsym gives */
         return 1;
     for (i = 0; i < lib->segments; ++i)
-        if ((uintptr_t)address >= lib->segment[i].start && (uintptr_t)address < lib->segment[i].end)
+        if ((uintptr_t)address - lib->segment[i].start < lib->segment[i].size)
             return 1;
     return 0;
 }
 
 cubind__fnptr cubind__own_symbol(const cubind__opened *lib, const char *symbol)
 {
-    void *address;
+    void *address = cubind__lib_symbol(lib->handle, symbol);
     cubind__fnptr fn;
-    dlerror();
-    address = dlsym(lib->handle, symbol);
     if (address == NULL || !cubind__owns(lib, address))
         return NULL; /* absent, or exported by a dependency, not by this library */
     memcpy(&fn, &address, sizeof fn);

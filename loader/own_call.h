@@ -1,6 +1,6 @@
 /*
  * loader/own_call.h - a library's own call: one its own code makes, found on the calling thread's
- * stack. Layer 3: includes internal.h (0).
+ * stack. Layer 3: includes tables.h (0).
  *
  * A library not linked -Bsymbolic (NVML, NCCL) calls its own exports through the global scope,
  * where the drop-in's forwarders come first (docs/dropin.md): such a call comes back to cubind,
@@ -14,7 +14,7 @@
 #ifndef CUBIND_LOADER_OWN_CALL_H
 #define CUBIND_LOADER_OWN_CALL_H
 
-#include "internal.h"
+#include "tables.h"
 
 /* When a frame of the calling thread's stack is in an object of d's soname family (the innermost
  * such frame), the definition of `symbol` in that object, as the dynamic loader would have bound

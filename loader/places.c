@@ -2,7 +2,7 @@
  * loader/places.c - Python's and conda's places (see places.h). Nothing here runs Python: the
  * site-packages directories are those its installations lay out, found with glob(3) under the
  * prefixes the environment names; a prefix is literal (its glob characters escaped), only the parts
- * cubind adds are patterns. Layer 2: calls environment (1).
+ * cubind adds are patterns. Layer 2: calls the platform seam (0: the environment, real paths).
  */
 #define _GNU_SOURCE
 #include "places.h"
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cubind/copies.h"
-#include "environment.h"
+#include "platform.h"
 
 int cubind__dirs_add(cubind__dirs *dirs, const char *dir, const char *sub)
 {
@@ -29,7 +29,7 @@ int cubind__dirs_add(cubind__dirs *dirs, const char *dir, const char *sub)
     if ((size_t)snprintf(joined, sizeof joined, "%s%s%s", dir, sub != NULL ? "/" : "", sub != NULL ? sub : "") >=
         sizeof joined)
         return 0;
-    if (stat(joined, &st) != 0 || !S_ISDIR(st.st_mode) || realpath(joined, real) == NULL)
+    if (stat(joined, &st) != 0 || !S_ISDIR(st.st_mode) || cubind__real_path(joined, real) == NULL)
         return 0;
     for (i = 0; i < dirs->count; ++i)
         if (strcmp(dirs->items[i], real) == 0)
@@ -143,7 +143,7 @@ static void add_path_python(cubind__dirs *out)
             memcpy(file, path, n);
             memcpy(file + n, "/python3", sizeof "/python3");
             if (access(file, X_OK) == 0) {
-                int resolved = realpath(file, real) != NULL;
+                int resolved = cubind__real_path(file, real) != NULL;
                 if (prefix_of(file))
                     add_prefix(out, file);
                 if (resolved && prefix_of(real))

@@ -5,7 +5,7 @@
  * symbols NVIDIA's headers select carry their ABI version in their names (cuMemAlloc_v2), the
  * driver's too: cuGetProcAddress, asked by API name, hands out the newest form a driver has (at
  * 13000, cuCtxSynchronize_v2's for cuCtxSynchronize, seen on driver 580), so it is not used.
- * Layer 3: calls opened (2), strbuf (1), environment (1) and the generated tables; called by
+ * Layer 3: calls opened (2), strbuf (1), the platform seam (0) and the generated tables; called by
  * library.c (7) and info.c (8).
  */
 #include "releases.h"
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "environment.h"
+#include "platform.h"
 
 static const char *strings(const cubind__release_table *t)
 {

@@ -9,7 +9,7 @@
  * whose call differs there (for the newest, only the functions it removed: ABSENT). A function
  * absent from that list is called as in the newest release. Offsets, not pointers, as in the symbol table: nothing here is relocated at
  * start-up.
- * Layer 3: calls opened (2), strbuf (1), environment (1) and the generated tables.
+ * Layer 3: calls opened (2), strbuf (1), the platform seam (0) and the generated tables.
  */
 #ifndef CUBIND_RELEASES_H
 #define CUBIND_RELEASES_H
@@ -32,8 +32,8 @@ typedef struct cubind__release {
 
 /* enum cubind__release_action (SYMBOL: another entry point with the newest ABI, `symbol`;
  * ADAPTER: the adapter `adapter`, which calls `symbol` with the release's layouts; REFUSED, ABSENT:
- * never called; SEMANTIC: reserved) and CUBIND__CUDA_NUMBER, from generator/release_actions.py. */
-#include "release_actions.h"
+ * never called; SEMANTIC: reserved) and CUBIND__CUDA_NUMBER, from generator/release_rules.py. */
+#include "release_rules.h"
 
 typedef struct cubind__release_entry {
     unsigned function;       /* index in the library's symbol table */

@@ -3,15 +3,13 @@
  * system loader's search path, the ld.so cache and the system directories, a CUDA root's library
  * directories, Python's wheels. Every file found is handed to cubind__open_candidate by its
  * absolute path; a file absent is only counted. Layer 5: calls candidate (4), ld_cache (2),
- * places (2) and strbuf (1).
+ * places (2), strbuf (1) and the platform seam (0).
  */
 #define _GNU_SOURCE
 #include "search_path.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +17,7 @@
 #include "ld_cache.h"
 #include "places.h"
 #include "library_dirs.h"
+#include "platform.h"
 
 /* A CUDA root's library folders and the system's, of the target built for: generated/src/library_dirs.h
  * ([[platform]] in generator/libraries.toml). Arrays of arrays, not of pointers: nothing here is
@@ -133,33 +132,19 @@ static void *try_dir(const cubind__library_desc *d, const char *dir, const char 
     return handle;
 }
 
-/* The search path for a dlopen from cubind: its rpath and the program's, LD_LIBRARY_PATH (which
- * the dynamic loader ignores in secure mode), cubind's runpath; dlinfo RTLD_DI_SERINFO. */
-void *cubind__system_search(const cubind__library_desc *d, void *self, int part, cubind__strbuf *why,
-                            cubind__found *found)
+/* The search path for a library opened by name from cubind: its rpath and the program's,
+ * LD_LIBRARY_PATH (which the dynamic loader ignores in secure mode), cubind's runpath. */
+void *cubind__system_search(const cubind__library_desc *d, int part, cubind__strbuf *why, cubind__found *found)
 {
-    union {
-        Dl_serinfo info;
-        char bytes[2048];
-    } small;
-    Dl_serinfo size_info, *info = NULL;
+    char **dirs = part == CUBIND__SEARCH_PATH ? cubind__lib_search_path() : NULL;
     void *handle = NULL;
     size_t i, j, absent = 0;
     cubind__ld_cache cache = {0, NULL, 0, 0, 0};
     char cached[PATH_MAX];
 
-    if (part == CUBIND__SEARCH_PATH && self != NULL && dlinfo(self, RTLD_DI_SERINFOSIZE, &size_info) == 0 &&
-        (info = size_info.dls_size <= sizeof small ? &small.info : malloc(size_info.dls_size)) != NULL) {
-        *info = size_info;
-        if (dlinfo(self, RTLD_DI_SERINFO, info) != 0) {
-            if (info != &small.info)
-                free(info);
-            info = NULL;
-        }
-    }
-    if (info != NULL)
-        for (i = 0; i < info->dls_cnt; ++i) {
-            const char *dir = info->dls_serpath[i].dls_name;
+    if (dirs != NULL)
+        for (i = 0; dirs[i] != NULL; ++i) {
+            const char *dir = dirs[i];
             if (dir[0] != '/' && !is_system_dir(dir)) {
                 cubind__strbuf_printf(why, "; system loader: search path entry \"");
                 cubind__strbuf_escaped(why, dir);
@@ -168,8 +153,8 @@ void *cubind__system_search(const cubind__library_desc *d, void *self, int part,
         }
     for (j = 0; j < d->soname_count && handle == NULL; ++j) {
         const char *soname = d->sonames[j];
-        for (i = 0; info != NULL && i < info->dls_cnt && handle == NULL; ++i) {
-            const char *dir = info->dls_serpath[i].dls_name;
+        for (i = 0; dirs != NULL && dirs[i] != NULL && handle == NULL; ++i) {
+            const char *dir = dirs[i];
             if (dir[0] == '/' && !is_system_dir(dir))
                 handle = try_dir(d, dir, soname, why, &absent, found);
         }
@@ -187,8 +172,7 @@ void *cubind__system_search(const cubind__library_desc *d, void *self, int part,
             cubind__strbuf_printf(why, "%s %s", j ? "," : "", d->sonames[j]);
         cubind__strbuf_printf(why, " in the search path, the ld.so cache or the system directories");
     }
-    if (info != &small.info)
-        free(info);
+    free(dirs);
     return handle;
 }
 

@@ -1,25 +1,24 @@
 /*
  * loader/search_path.h - the directories discovery searches by file name: the system loader's
  * search, a CUDA root's library directories and Python's wheels (docs/loader.md). Layer 5: includes
- * internal.h (0), strbuf.h (1) and candidate.h (4).
+ * tables.h (0), strbuf.h (1) and candidate.h (4).
  */
 #ifndef CUBIND_LOADER_SEARCH_PATH_H
 #define CUBIND_LOADER_SEARCH_PATH_H
 
 #include "candidate.h"
-#include "internal.h"
 #include "strbuf.h"
+#include "tables.h"
 
 /* What dlopen(soname) would do, each file checked first and opened by its absolute path, in two
  * parts (docs/loader.md, steps 4 and 7). CUBIND__SEARCH_PATH: for each soname, newest first, the
- * dynamic loader's search path for a dlopen from `self` (cubind's link map, or NULL: rpath,
- * LD_LIBRARY_PATH, runpath), skipping relative and empty entries (the working directory) and the
+ * dynamic loader's search path for a library opened by name from cubind (cubind__lib_search_path:
+ * rpath, LD_LIBRARY_PATH, runpath), skipping relative and empty entries (the working directory) and the
  * system directories. CUBIND__SEARCH_DEFAULTS: for each soname, the ld.so cache (read once), then
  * the system directories; when it finds nothing, `why` ends with what neither part found. Returns
  * the handle, or NULL with every attempt in `why`. */
 enum { CUBIND__SEARCH_PATH = 1, CUBIND__SEARCH_DEFAULTS = 2 };
-void *cubind__system_search(const cubind__library_desc *desc, void *self, int part, cubind__strbuf *why,
-                            cubind__found *found);
+void *cubind__system_search(const cubind__library_desc *desc, int part, cubind__strbuf *why, cubind__found *found);
 
 /* With CUBIND_SEARCH_PYTHON (places.h): each site-packages directory's wheel directories of the
  * library (nvidia/cu13/lib, ...: cubind__locatables), newest soname first in each. Absent files

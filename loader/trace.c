@@ -1,45 +1,42 @@
 /*
  * loader/trace.c - call tracing: the configuration (CUBIND_TRACE, CUBIND_TRACE_FILE, read once
  * through cubind__getenv), the line of a call and its one write(). See trace.h.
- * Layer 2: calls environment (1), file_open (1), strbuf (1) and the generated tables (library and
+ * Layer 2: calls file_open (1), strbuf (1), the platform seam (0) and the generated tables (library and
  * status names).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "environment.h"
 #include "file_open.h"
-#include "internal.h"
+#include "tables.h"
+#include "platform.h"
 #include "strbuf.h"
 #include "trace.h"
-#include "uncancelled.h"
 
 enum { STATE_OFF = 0, STATE_UNREAD = 1, STATE_ON = 2 };
 
 _Atomic int cubind__trace_state = STATE_UNREAD;
 
-static pthread_once_t config_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+static cubind__once_flag config_once = CUBIND__ONCE_INIT;
+static cubind__mutex write_lock = CUBIND__MUTEX_INIT;
 static unsigned char traced[CUBIND_LIBRARY_COUNT]; /* written once, under config_once */
 static int errors_only;
 static int out_fd = 2;
 
 static void lock_writes(void)
 {
-    pthread_mutex_lock(&write_lock);
+    cubind__mutex_lock(&write_lock);
 }
 
 static void unlock_writes(void)
 {
-    pthread_mutex_unlock(&write_lock);
+    cubind__mutex_unlock(&write_lock);
 }
 
 /* "1", "all", "errors", library names, comma-separated; "0" or empty: off. An unknown word is
@@ -123,25 +120,19 @@ static void read_config_now(void)
     if (file != NULL && *file != '\0')
         open_trace_file(file);
     /* A child forked while another thread writes a line must not inherit the lock held. */
-    pthread_atfork(lock_writes, unlock_writes, unlock_writes);
+    cubind__at_fork(lock_writes, unlock_writes, unlock_writes);
     atomic_store_explicit(&cubind__trace_state, STATE_ON, memory_order_relaxed);
-}
-
-/* The once routine: opening the trace file is a cancellation point (uncancelled.h says why). */
-static void read_config(void)
-{
-    cubind__uncancelled(read_config_now);
 }
 
 int cubind__trace_enabled(void)
 {
-    pthread_once(&config_once, read_config);
+    cubind__once(&config_once, read_config_now); /* opening the trace file is a cancellation point */
     return atomic_load_explicit(&cubind__trace_state, memory_order_relaxed) != STATE_OFF;
 }
 
 int cubind__trace_begin(cubind__trace_call *call, cubind_library library)
 {
-    pthread_once(&config_once, read_config);
+    cubind__once(&config_once, read_config_now); /* opening the trace file is a cancellation point */
     if (atomic_load_explicit(&cubind__trace_state, memory_order_relaxed) == STATE_OFF || (int)library < 0 ||
         (int)library >= CUBIND_LIBRARY_COUNT || !traced[library])
         return 0;
@@ -176,7 +167,7 @@ static void append(cubind__trace_call *call, const char *format, ...)
 
 void cubind__trace_head(cubind__trace_call *call, const char *function)
 {
-    append(call, "cubind-trace: tid=%ld %s %s(", (long)syscall(SYS_gettid), cubind__libraries[call->library].name,
+    append(call, "cubind-trace: tid=%ld %s %s(", cubind__thread_id(), cubind__libraries[call->library].name,
            function);
 }
 
@@ -258,8 +249,8 @@ void cubind__trace_end(cubind__trace_call *call)
     if (n > 0)
         call->length += (size_t)n < sizeof call->line - call->length ? (size_t)n : sizeof call->line - call->length - 1;
     /* write() is a cancellation point: a thread cancelled there would keep the lock. */
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    pthread_mutex_lock(&write_lock);
+    cancel_state = cubind__cancel_off();
+    cubind__mutex_lock(&write_lock);
     while (done < call->length) {
         ssize_t w = write(out_fd, call->line + done, call->length - done);
         if (w < 0 && errno == EINTR)
@@ -268,7 +259,7 @@ void cubind__trace_end(cubind__trace_call *call)
             break;
         done += (size_t)w;
     }
-    pthread_mutex_unlock(&write_lock);
-    pthread_setcancelstate(cancel_state, NULL);
+    cubind__mutex_unlock(&write_lock);
+    cubind__cancel_restore(cancel_state);
     errno = saved_errno;
 }

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cubind/cubind.h"
+#include "cubind/core.h"
 
 /* 0: off (configuration read); anything else: not read yet, or on. */
 extern _Atomic int cubind__trace_state;

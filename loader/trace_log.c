@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tables.h"
 #include "trace_log.h"
 
 /* Longer parameter names are cut in the line (CUDA's longest has 26 characters). */

@@ -6,7 +6,7 @@
 #define CUBIND_TEST_PASSTHROUGH_H
 
 #include "cubind/cubind.h"
-#include "release_actions.h" /* generated/src: enum cubind__release_action */
+#include "release_rules.h" /* generated/src: enum cubind__release_action */
 
 /* The wrapper recorded the mock's non-success status as a status error of `function`: its message
  * is the status's, followed by why no GPU can be used here when `no_gpu` (the status can mean "no

@@ -1,11 +1,11 @@
-/* tests/test_elf_symbol.c - loader/elf_symbol.c, the look-up of a symbol in a loaded object's own
+/* tests/test_elf_symbol.c - loader/platform_elf.c's cubind__elf_symbol, the look-up of a symbol in a loaded object's own
  * tables (what a thread started by a library's constructor uses where dlsym would wait for ever),
  * against the dynamic loader: every function and data object every loaded object defines must be
  * found at the definition an unversioned reference binds to, which dlvsym (dlsym for an object
  * without versions) confirms. Where an object defines a name in several versions (glibc's
  * realpath@GLIBC_2.2.5 and realpath@@GLIBC_2.3) that is the oldest, as glibc binds a reference made
  * before the library had versions (check_match; dlsym would answer the newest). Built with
- * loader/elf_symbol.c itself and linked -rdynamic --hash-style=sysv, so that the program's own table
+ * loader/platform_elf.c itself and linked -rdynamic --hash-style=sysv, so that the program's own table
  * is a SysV one (DT_HASH) and libc's a GNU one (DT_GNU_HASH). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "elf_symbol.h"
+#include "platform_elf.h"
 
 /* Exported by the program (-rdynamic), looked up in its SysV table. */
 __attribute__((visibility("default"))) int cubind_test_exported_data = 7;

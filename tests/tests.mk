@@ -121,11 +121,13 @@ test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-seman
         $(if $(SAN),test-copies-c test-dropin-self,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin))
 
-# The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
-# calls go to lower layers only, and no file is over 550 lines.
+# The loader is a one-way stack on a platform seam (docs/loader-internals.md): each file's includes and
+# its object's calls go to lower layers only, the platform only behind the seam; and a loader file
+# includes what it uses (the median loader file preprocessed: at most 6,000 lines).
 LOADER_OBJECTS := $(filter $(BUILD)/obj/loader/%,$(LIB_OBJECTS))
 test-layering: $(LOADER_OBJECTS)
 	$(PYTHON) tests/check_loader_layers.py loader $(BUILD)/obj/loader docs/loader-internals.md
+	$(PYTHON) tests/check_loader_sizes.py loader include/cubind -- $(CC) $(LIB_CFLAGS)
 	@$(RESULTS) passed test-layering
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(CONVERSIONS_TEST) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
@@ -369,11 +371,11 @@ test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD
 	    $(RESULTS) run test_libraries cmocka -- $(TEST_BUILD)/test_libraries
 	$(RESULTS) run test_elf_symbol cmocka -- $(TEST_BUILD)/test_elf_symbol
 
-# A symbol read from a loaded object's own tables (loader/elf_symbol.c, hidden in libcubind: built with
+# A symbol read from a loaded object's own tables (loader/platform_elf.c, hidden in libcubind: built with
 # that file itself), against the dynamic loader (dlvsym, dlsym): the program's table a SysV one, libc's a GNU one.
-$(TEST_BUILD)/test_elf_symbol: tests/test_elf_symbol.c loader/elf_symbol.c loader/elf_symbol.h
+$(TEST_BUILD)/test_elf_symbol: tests/test_elf_symbol.c loader/platform_elf.c loader/platform_elf.h loader/platform.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_elf_symbol.c loader/elf_symbol.c -rdynamic -Wl,--hash-style=sysv \
+	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_elf_symbol.c loader/platform_elf.c -rdynamic -Wl,--hash-style=sysv \
 	    $(LDFLAGS_SAN) -lcmocka -ldl
 
 # The driver and GPU facts, "no GPU" in failing calls' messages and the checks (docs/machine.md): stand-ins
@@ -398,9 +400,10 @@ $(NEXT_MOCK): $(GENERATED)/tests/mock_cublasLt.c $(RECORDER) $(PUBLIC_HEADERS)
 $(TEST_BUILD)/test_machine: $(TEST_BUILD)/obj/tests/test_machine.o $(LIBRARY_CASES) $(LIBRARY_SO) $(RECORDER) $(LINK_FLAGS_FILES)
 	$(CC) -o $@ $(filter %.o,$^) $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
 # The kernel module's release as loader/no_gpu.c reads it: built with that file itself (its parser is hidden in libcubind).
-$(TEST_BUILD)/test_no_gpu: tests/test_no_gpu.c loader/no_gpu.c loader/no_gpu.h
+$(TEST_BUILD)/test_no_gpu: tests/test_no_gpu.c loader/no_gpu.c loader/no_gpu.h $(PLATFORM_SOURCES)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_no_gpu.c loader/no_gpu.c $(LDFLAGS_SAN) -lcmocka -lpthread
+	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_no_gpu.c loader/no_gpu.c $(filter %.c,$(PLATFORM_SOURCES)) $(LDFLAGS_SAN) -lcmocka \
+	    -ldl -lpthread
 test-machine: $(TEST_BUILD)/test_machine $(TEST_BUILD)/test_no_gpu $(PROBE) $(MACHINE_FAKES) $(MOCKS) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt) $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cusolver) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_curand) \

@@ -5,12 +5,13 @@
  * Do not edit: change generator/ or templates/ and regenerate with
  *     make generate
  */
-#include <dlfcn.h>
 #include <string.h>
 
 #include "cubind/cubind.h"
 #include "internal.h"
+#include "platform.h"
 #include "releases.h"
+#include "tables.h"
 
 /* libcublas: cublasGetProperty, kind "property" */
 static int cublas_version(cubind__fnptr symbol, int version[3], int *status)
@@ -240,7 +241,7 @@ static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3],
     status_fn init;
     nvmlReturn_t result;
     int failed;
-    if (handle == NULL || (address = dlsym(handle, "nvmlInit_v2")) == NULL) {
+    if (handle == NULL || (address = cubind__lib_symbol(handle, "nvmlInit_v2")) == NULL) {
         *status = (int)NVML_ERROR_FUNCTION_NOT_FOUND;
         return -2;
     }
@@ -250,7 +251,7 @@ static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3],
         return -2;
     }
     failed = nvml_version(symbol, version, status);
-    if ((address = dlsym(handle, "nvmlShutdown")) != NULL) { /* balances nvmlInit_v2; its answer changes nothing */
+    if ((address = cubind__lib_symbol(handle, "nvmlShutdown")) != NULL) { /* balances nvmlInit_v2; its answer changes nothing */
         status_fn fini;
         memcpy(&fini, &address, sizeof fini);
         if (held_fini != NULL && !failed) /* the init stays in force: the caller runs the fini */
@@ -888,83 +889,83 @@ cubind__offset *cubind__offsets(cubind_library library)
 _Static_assert(sizeof "cublas" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUBLAS_PATH" <= CUBIND__ENV_VAR_SIZE &&
                3 <= CUBIND__SONAMES_MAX && sizeof "libcublas.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcublas.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcublas.so.11" <= CUBIND__SONAME_SIZE &&
                sizeof "cublasGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libcublas: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcublas: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cublasLt" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUBLASLT_PATH" <= CUBIND__ENV_VAR_SIZE &&
                3 <= CUBIND__SONAMES_MAX && sizeof "libcublasLt.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcublasLt.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcublasLt.so.11" <= CUBIND__SONAME_SIZE &&
                sizeof "cublasLtGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libcublasLt: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcublasLt: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cufft" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUFFT_PATH" <= CUBIND__ENV_VAR_SIZE &&
                3 <= CUBIND__SONAMES_MAX && sizeof "libcufft.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcufft.so.11" <= CUBIND__SONAME_SIZE && sizeof "libcufft.so.10" <= CUBIND__SONAME_SIZE &&
                sizeof "cufftGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libcufft: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcufft: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "curand" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CURAND_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libcurand.so.10" <= CUBIND__SONAME_SIZE &&
                sizeof "curandGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libcurand: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcurand: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cusolver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSOLVER_PATH" <= CUBIND__ENV_VAR_SIZE &&
                2 <= CUBIND__SONAMES_MAX && sizeof "libcusolver.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcusolver.so.11" <= CUBIND__SONAME_SIZE &&
                sizeof "cusolverGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libcusolver: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcusolver: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cusolverMg" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSOLVERMG_PATH" <= CUBIND__ENV_VAR_SIZE &&
                2 <= CUBIND__SONAMES_MAX && sizeof "libcusolverMg.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcusolverMg.so.11" <= CUBIND__SONAME_SIZE,
-               "libcusolverMg: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcusolverMg: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cusparse" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUSPARSE_PATH" <= CUBIND__ENV_VAR_SIZE &&
                2 <= CUBIND__SONAMES_MAX && sizeof "libcusparse.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcusparse.so.11" <= CUBIND__SONAME_SIZE &&
                sizeof "cusparseGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libcusparse: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcusparse: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "runtime" <= CUBIND__NAME_SIZE && sizeof "CUBIND_RUNTIME_PATH" <= CUBIND__ENV_VAR_SIZE &&
                3 <= CUBIND__SONAMES_MAX && sizeof "libcudart.so.13" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.12" <= CUBIND__SONAME_SIZE && sizeof "libcudart.so.11.0" <= CUBIND__SONAME_SIZE &&
                sizeof "cudaRuntimeGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libcudart: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcudart: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "driver" <= CUBIND__NAME_SIZE && sizeof "CUBIND_DRIVER_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libcuda.so.1" <= CUBIND__SONAME_SIZE &&
                sizeof "cuDriverGetVersion" <= CUBIND__QUERY_NAME_SIZE &&
                1 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of the driver (lib64/stubs), not the driver" <= CUBIND__REASON_SIZE,
-               "libcuda: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcuda: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nvrtc" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVRTC_PATH" <= CUBIND__ENV_VAR_SIZE &&
                3 <= CUBIND__SONAMES_MAX && sizeof "libnvrtc.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.12" <= CUBIND__SONAME_SIZE && sizeof "libnvrtc.so.11.2" <= CUBIND__SONAME_SIZE &&
                sizeof "nvrtcVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libnvrtc: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnvrtc: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nvjitlink" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVJITLINK_PATH" <= CUBIND__ENV_VAR_SIZE &&
                2 <= CUBIND__SONAMES_MAX && sizeof "libnvJitLink.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvJitLink.so.12" <= CUBIND__SONAME_SIZE &&
                sizeof "nvJitLinkVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libnvJitLink: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnvJitLink: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nccl" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NCCL_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libnccl.so.2" <= CUBIND__SONAME_SIZE &&
                sizeof "ncclGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libnccl: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnccl: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cudnn" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUDNN_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libcudnn.so.9" <= CUBIND__SONAME_SIZE &&
                sizeof "cudnnGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libcudnn: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcudnn: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nvml" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVML_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libnvidia-ml.so.1" <= CUBIND__SONAME_SIZE &&
                sizeof "nvmlSystemGetCudaDriverVersion" <= CUBIND__QUERY_NAME_SIZE &&
                sizeof "nvmlInit_v2" <= CUBIND__QUERY_NAME_SIZE &&
                2 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), or a libnvidia-ml whose driver is not loaded" <= CUBIND__REASON_SIZE && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
-               "libnvidia-ml: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnvidia-ml: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nvvm" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVVM_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libnvvm.so.4" <= CUBIND__SONAME_SIZE &&
                sizeof "nvvmVersion" <= CUBIND__QUERY_NAME_SIZE &&
                1 <= CUBIND__ROOT_DIRS_MAX && sizeof "nvvm/lib64" <= CUBIND__ROOT_DIR_SIZE,
-               "libnvvm: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnvvm: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nvfatbin" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVFATBIN_PATH" <= CUBIND__ENV_VAR_SIZE &&
                2 <= CUBIND__SONAMES_MAX && sizeof "libnvfatbin.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvfatbin.so.12" <= CUBIND__SONAME_SIZE &&
                sizeof "nvFatbinVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libnvfatbin: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnvfatbin: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "nvjpeg" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVJPEG_PATH" <= CUBIND__ENV_VAR_SIZE &&
                3 <= CUBIND__SONAMES_MAX && sizeof "libnvjpeg.so.13" <= CUBIND__SONAME_SIZE && sizeof "libnvjpeg.so.12" <= CUBIND__SONAME_SIZE && sizeof "libnvjpeg.so.11" <= CUBIND__SONAME_SIZE &&
                sizeof "nvjpegGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "libnvjpeg: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libnvjpeg: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cupti" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUPTI_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libcupti.so.13" <= CUBIND__SONAME_SIZE &&
                sizeof "cuptiGetVersion" <= CUBIND__QUERY_NAME_SIZE &&
                1 <= CUBIND__ROOT_DIRS_MAX && sizeof "extras/CUPTI/lib64" <= CUBIND__ROOT_DIR_SIZE,
-               "libcupti: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcupti: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 _Static_assert(sizeof "cufile" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUFILE_PATH" <= CUBIND__ENV_VAR_SIZE &&
                1 <= CUBIND__SONAMES_MAX && sizeof "libcufile.so.0" <= CUBIND__SONAME_SIZE &&
                sizeof "cuFileGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "libcufile: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+               "libcufile: its description exceeds a capacity of cubind__library_desc (loader/tables.h)");
 
 _Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
 

@@ -5,196 +5,196 @@
  * Do not edit: change generator/ or templates/ and regenerate with
  *     make generate
  */
-#include "internal.h"
+#include "tables.h"
 
 _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcublas: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcublas: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcublasLt: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcublasLt: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufft/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcufft: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcufft: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/curand/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcurand: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcurand: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusolver/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcusolver: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcusolver: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusolver/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcusolverMg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcusolverMg: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusparse/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcusparse: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcusparse: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_runtime/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcudart: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcudart: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX,
-               "libcuda: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcuda: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvrtc/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libnvrtc: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnvrtc: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvjitlink/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libnvJitLink: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnvJitLink: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/nccl/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libnccl: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnccl: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcudnn: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcudnn: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX,
-               "libnvidia-ml: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnvidia-ml: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvcc/nvvm/lib64" <= CUBIND__WHEEL_DIR_SIZE,
-               "libnvvm: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnvvm: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvfatbin/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libnvfatbin: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnvfatbin: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvjpeg/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libnvjpeg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libnvjpeg: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_cupti/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcupti: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcupti: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufile/lib" <= CUBIND__WHEEL_DIR_SIZE,
-               "libcufile: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "libcufile: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cufftw" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcufftw.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcufftw.so.11" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcufftw.so.10" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufft/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                3 <= CUBIND__CUDA_MAP_MAX,
-               "cufftw: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cufftw: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nvblas" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvblas.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvblas.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvblas.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nvblas: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nvblas: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppc" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppc.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppc.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppc.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppc: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppc: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppial" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppial.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppial.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppial.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppial: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppial: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppicc" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppicc.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppicc.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppicc.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppicc: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppicc: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppidei" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppidei.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppidei.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppidei.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppidei: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppidei: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppif" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppif.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppif.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppif.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppif: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppif: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppig" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppig.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppig.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppig.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppig: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppig: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppim" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppim.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppim.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppim.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppim: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppim: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppist" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppist.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppist.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppist.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppist: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppist: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppisu" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppisu.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppisu.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppisu.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppisu: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppisu: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nppitc" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnppitc.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppitc.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnppitc.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nppitc: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nppitc: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "npps" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnpps.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnpps.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnpps.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/npp/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "npps: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "npps: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nvrtc-builtins" <= CUBIND__LOCATE_NAME_SIZE && 6 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvrtc-builtins.so.13.0" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.9" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.8" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.6" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.12.4" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvrtc-builtins.so.11.8" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvrtc/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nvrtc-builtins: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nvrtc-builtins: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_graph" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_graph.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX && sizeof "cudnnGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "cudnn_graph: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_graph: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_ops" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_ops.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cudnn_ops: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_ops: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_cnn" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_cnn.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cudnn_cnn: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_cnn: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_adv" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_adv.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cudnn_adv: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_adv: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_heuristic" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_heuristic.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cudnn_heuristic: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_heuristic: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_engines_precompiled" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_engines_precompiled.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cudnn_engines_precompiled: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_engines_precompiled: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudnn_engines_runtime_compiled" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudnn_engines_runtime_compiled.so.9" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cudnn_engines_runtime_compiled: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudnn_engines_runtime_compiled: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cusparseLt" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcusparseLt.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cusparselt/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX && sizeof "cusparseLtGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "cusparseLt: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cusparseLt: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cudss" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcudss.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cu12/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX && sizeof "cudssGetProperty" <= CUBIND__QUERY_NAME_SIZE,
-               "cudss: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cudss: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cutensor" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcutensor.so.2" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "cutensor/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cutensor/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX && sizeof "cutensorGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "cutensor: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cutensor: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cutensorMg" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcutensorMg.so.2" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "cutensor/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cutensor/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cutensorMg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cutensorMg: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nvshmem_host" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvshmem_host.so.3" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/nvshmem/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nvshmem_host: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nvshmem_host: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cublasmp" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcublasmp.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cublasmp/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublasmp/cu12/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cublasmp: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cublasmp: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "cufftMp" <= CUBIND__LOCATE_NAME_SIZE && 2 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcufftMp.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcufftMp.so.11" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cufftmp/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufftmp/cu12/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "cufftMp: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "cufftMp: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "mathdx" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libmathdx.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cu12/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "mathdx: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "mathdx: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 _Static_assert(sizeof "nvpl_fftw" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvpl_fftw.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
                1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvpl/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
                0 <= CUBIND__CUDA_MAP_MAX,
-               "nvpl_fftw: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+               "nvpl_fftw: its location exceeds a capacity of cubind__locatable (loader/tables.h)");
 
 const cubind__locatable cubind__locatables[] = {
     {

@@ -35,6 +35,7 @@
 
 #include "internal.h"
 #include "shapes.h"
+#include "tables.h" /* a library's success status (cubind__libraries) */
 #include "trace.h"
 #include "trace_log.h"
 

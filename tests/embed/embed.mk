@@ -136,7 +136,7 @@ test-embed-two: $(EMBED_TWO)/libembedder_a.so $(EMBED_TWO)/libembedder_b.so test
 	$(EMBED_TWO)/linked $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
 	    $(abspath $(EMBED_TWO))/mock-b/$(CUBIND_SONAME_cufft)
 	@# under SAN=address the leak check is on: the copy in libembedder_a frees what it keeps when
-	@# dlclose unloads it (loader/unload.h)
+	@# dlclose unloads it (cubind__unloading, loader/platform.h)
 	$(EMBED_TWO)/opened $(VERSION) $(EMBED_NEXT_VERSION) $(abspath $(EMBED_TWO))/mock-a/$(CUBIND_SONAME_cufft) \
 	    $(abspath $(EMBED_TWO))/mock-b/$(CUBIND_SONAME_cufft) \
 	    $(abspath $(EMBED_TWO))/libembedder_a.so $(abspath $(EMBED_TWO))/libembedder_b.so

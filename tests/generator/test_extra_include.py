@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from generator import config, model, release_calls, release_headers
-from generator.release_actions import Code
+from generator.release_rules import Code
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "releases"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator import release_calls
-from generator.release_actions import Code
+from generator.release_rules import Code
 
 RELEASES = [{"name": "3.0", "library_version": {"major": 3, "minor": 0, "patch": 1}},
             {"name": "2.0", "library_version": {"major": 2, "minor": 0, "patch": 0}},

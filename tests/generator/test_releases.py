@@ -295,7 +295,7 @@ def test_release_plan_reads_the_actions_and_builds_the_tables(ir: dict) -> None:
     relGetProps' adapter copies relProps' shared fields by name both ways (2.0: a at 0, b at 4;
     3.0: a at 0, c at 8, b at 16), the new field c left zero."""
     from generator import release_calls
-    from generator.release_actions import Code
+    from generator.release_rules import Code
     functions = ir["functions"]
     made = release_calls.plan(functions, [ir] * len(functions), "3.0", (3, 1, 2))
     index = {f["name"]: i for i, f in enumerate(functions)}

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generator import config as config_module  # noqa: E402
 from generator.release_headers import cache_root, library_dir  # noqa: E402
-from generator.release_actions import Action  # noqa: E402
+from generator.release_rules import Action  # noqa: E402
 from generator import release_ir  # noqa: E402
 from cubind_ctypes import functions_of, ir_of  # noqa: E402
 
@@ -55,7 +55,7 @@ def paths_env(files: dict[str, Path]) -> dict[str, str]:
 
 
 def expected_state(function: dict, release: str, exported: set[str]) -> str:
-    """What cubind must make of `function` there: the IR's action (generator/release_actions.py),
+    """What cubind must make of `function` there: the IR's action (generator/release_rules.py),
     and whether the file exports the symbol the action calls."""
     d = (function.get("releases") or {}).get(release)
     action = Action(d["action"]) if d is not None else Action.ABSENT

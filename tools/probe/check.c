@@ -109,7 +109,7 @@ void check_locate(const struct elf_imports *imports, const char *soname, struct 
     out->path[0] = '\0';
     /* the system loader's own search (LD_LIBRARY_PATH, the ld.so cache, the system directories), as the
      * program's start would do it; the library is loaded into the probe, as cubind loads its own */
-    handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+    handle = check_load(soname, out->error, sizeof out->error);
     if (handle != NULL) {
         struct link_map *map = NULL;
         out->found = 1;
@@ -118,9 +118,17 @@ void check_locate(const struct elf_imports *imports, const char *soname, struct 
             snprintf(out->path, sizeof out->path, "%s", map->l_name);
         return;
     }
-    snprintf(out->error, sizeof out->error, "%s", dlerror());
     if (out->error[0] == '\0')
         snprintf(out->error, sizeof out->error, "not found");
+}
+
+void *check_load(const char *file, char *error, size_t size)
+{
+    void *handle = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
+    const char *why = handle == NULL ? dlerror() : NULL;
+    if (size > 0)
+        snprintf(error, size, "%s", why != NULL ? why : "");
+    return handle;
 }
 
 static void json_strings(char *const *list, size_t count)

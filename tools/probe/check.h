@@ -38,6 +38,11 @@ struct located {
 };
 void check_locate(const struct elf_imports *imports, const char *soname, struct located *out);
 
+/* Load `file` (a path, or a soname the system loader searches for) into the probe, its symbols bound
+ * as called and kept to itself: its handle, or NULL with the system's reason in `error`. The probe's
+ * one place that loads a library. */
+void *check_load(const char *file, char *error, size_t size);
+
 /* The version node every export of this build carries with `stem` before it ("CUBIND_" -> CUBIND_0.5,
  * "CUBIND_DROPIN_" -> CUBIND_DROPIN_0.5: abi/libcubind.map, dropin/dropin.mk), into `node`. */
 void check_node(const char *stem, char *node, size_t size);

@@ -83,7 +83,7 @@ static void dropin_function(struct probe *probe, const struct elf_import *f, voi
 int check_dropin_part(struct probe *probe, const struct elf_imports *im, struct verdict *v)
 {
     const char *needed = needed_dropin(im);
-    char node[64], soname[64];
+    char node[64], soname[64], error[512];
     struct located where = {0};
     void *dropin = NULL;
     size_t i, count = 0, listed = 0;
@@ -95,9 +95,9 @@ int check_dropin_part(struct probe *probe, const struct elf_imports *im, struct 
         check_locate(im, needed, &where);
         if (!where.found)
             check_reason(v, PROBE_EXIT_CHECK_CANNOT, "%s, which it needs, is not found: %s", needed, where.error);
-        else if ((dropin = dlopen(where.path, RTLD_LAZY | RTLD_LOCAL)) == NULL)
+        else if ((dropin = check_load(where.path, error, sizeof error)) == NULL)
             check_reason(v, PROBE_EXIT_CHECK_CANNOT, "%s (%s), which it needs, cannot be loaded: %s", needed,
-                         where.path, dlerror());
+                         where.path, error);
     }
     if (probe->json) {
         fprintf(probe_out, ",\"dropin\":{\"needed\":%s", needed != NULL ? "true" : "false");

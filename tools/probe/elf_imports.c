@@ -1,8 +1,10 @@
 /*
- * tools/probe/elf_imports.c - the imports of an ELF file (elf_imports.h), read through its section
- * headers with pread: each part read is checked to lie in the file first, every name to end inside
- * its string table, every count bounded by the bytes that hold it. Nothing is mapped, so a file cut
- * short while it is read gives a short read (refused), never SIGBUS.
+ * tools/probe/elf_imports.c - the imports of an ELF file (elf_imports.h), read with the loader's ELF
+ * reader (loader/platform_elf.h): its header, and its dynamic section through its program headers,
+ * as the loader reads a library's; its symbols, their versions and its notes through its section
+ * headers. Each part read is checked to lie in the file first, every name to end inside its string
+ * table, every count bounded by the bytes that hold it. Nothing is mapped, so a file cut short while
+ * it is read gives a short read (refused), never SIGBUS.
  */
 #define _GNU_SOURCE
 #include "elf_imports.h"
@@ -11,13 +13,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "platform_elf.h"
 
 /* No section this reader needs is larger in any real file: a larger size is refused, not allocated. */
 #define SECTION_MAX ((uint64_t)512 << 20)
@@ -26,41 +29,15 @@
 /* Version indexes kept from the version needs (the index is 15 bits). */
 #define VERSIONS_MAX 32768u
 /* The sections read and kept until the end (their names are copied out then). */
-#define HELD 7
+#define HELD 5
 
-struct reader {
-    int fd;
-    uint64_t size; /* of the file */
-    char *why;
-    size_t why_size;
-};
-
-static int fail(struct reader *r, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(r->why, r->why_size, format, args);
-    va_end(args);
-    return -1;
-}
-
-/* `length` bytes at `offset` into `into`; -1 (said why) unless they all lie in the file and are read. */
-static int read_at(struct reader *r, void *into, uint64_t offset, uint64_t length, const char *what)
-{
-    ssize_t got;
-    if (offset > r->size || length > r->size - offset)
-        return fail(r, "truncated or corrupt: its %s (%llu bytes at offset %llu) would end past the file's end (%llu bytes)",
-                    what, (unsigned long long)length, (unsigned long long)offset, (unsigned long long)r->size);
-    got = length == 0 ? 0 : pread(r->fd, into, (size_t)length, (off_t)offset);
-    if (got < 0)
-        return fail(r, "cannot read its %s: %s", what, strerror(errno));
-    if ((uint64_t)got != length)
-        return fail(r, "truncated: its %s could not be read whole (the file shrank?)", what);
-    return 0;
-}
+/* The loader's reader of this file (loader/platform_elf.h): its bounded reads and its refusals. */
+typedef cubind__elf_file reader;
+#define fail cubind__elf_fail
+#define read_at cubind__elf_read_at
 
 /* A section's bytes (malloc'd, with a NUL after them), or NULL (said why). */
-static unsigned char *read_section(struct reader *r, const Elf64_Shdr *sh, const char *what)
+static unsigned char *read_section(reader *r, const Elf64_Shdr *sh, const char *what)
 {
     unsigned char *bytes;
     if (sh->sh_type == SHT_NOBITS) {
@@ -91,13 +68,10 @@ static const char *string_at(const unsigned char *table, uint64_t size, uint64_t
     return (const char *)table + offset;
 }
 
+/* The machines --check reads files of: the reader's name for them, else NULL. */
 static const char *machine_name(unsigned machine)
 {
-    switch (machine) {
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "AArch64";
-    default: return NULL;
-    }
+    return machine == EM_X86_64 || machine == EM_AARCH64 ? cubind__elf_machine_name(machine) : NULL;
 }
 
 /* Append a copy of `text` to the array `*list` of `*count`; -1 when out of memory. */
@@ -162,7 +136,7 @@ struct need {
 };
 
 /* Fill needs[index] from the SHT_GNU_verneed section `bytes` (`size`), its names in `strings`. */
-static int read_version_needs(struct reader *r, const unsigned char *bytes, uint64_t size, const unsigned char *strings,
+static int read_version_needs(reader *r, const unsigned char *bytes, uint64_t size, const unsigned char *strings,
                               uint64_t strings_size, struct need *needs)
 {
     uint64_t at = 0;
@@ -194,7 +168,7 @@ static int read_version_needs(struct reader *r, const unsigned char *bytes, uint
 }
 
 /* The notes of owner "cubind" and type 1 in the SHT_NOTE section `sh`: each one's text into out->embedded. */
-static int read_cubind_notes(struct reader *r, const Elf64_Shdr *sh, struct elf_imports *out)
+static int read_cubind_notes(reader *r, const Elf64_Shdr *sh, struct elf_imports *out)
 {
     static const char owner[] = "cubind";
     unsigned char *bytes = read_section(r, sh, "note section");
@@ -225,7 +199,7 @@ static int read_cubind_notes(struct reader *r, const Elf64_Shdr *sh, struct elf_
 /* Whether the symbol table `sh` (its names in section `strings`) defines cubind_version or the
  * loader's table of libraries, cubind__libraries, which every wrapper reaches (kept by --gc-sections):
  * every copy of cubind does; a program that only shares cubind's helpers (the probe: strbuf.c) not. */
-static int defines_cubind(struct reader *r, const Elf64_Shdr *sh, const Elf64_Shdr *strings)
+static int defines_cubind(reader *r, const Elf64_Shdr *sh, const Elf64_Shdr *strings)
 {
     unsigned char *symbols, *names;
     uint64_t i, n;
@@ -253,7 +227,7 @@ static int defines_cubind(struct reader *r, const Elf64_Shdr *sh, const Elf64_Sh
 }
 
 /* What tells that FILE holds cubind's code: its cubind notes; without one, its symbol tables. */
-static int read_embedding(struct reader *r, const Elf64_Shdr *sections, uint64_t count, struct elf_imports *out)
+static int read_embedding(reader *r, const Elf64_Shdr *sections, uint64_t count, struct elf_imports *out)
 {
     uint64_t i;
     int found;
@@ -273,22 +247,61 @@ static int read_embedding(struct reader *r, const Elf64_Shdr *sections, uint64_t
     return 0;
 }
 
+/* The dynamic section, through the program headers as the loader reads it: DT_NEEDED, the run path,
+ * whether a shared object is a PIE. */
+static int read_dynamic(reader *r, const char *path, struct elf_imports *out)
+{
+    char *runpath = NULL, *rpath = NULL, *origin_copy;
+    size_t i;
+    int result = -1;
+    for (i = 0; i < r->dynamic.needed_count; ++i) {
+        char *name = cubind__elf_file_string_dup(r, cubind__elf_needed_at(&r->dynamic, i));
+        int pushed = name != NULL ? push(&out->needed, &out->needed_count, name) : 0;
+        free(name);
+        if (name == NULL)
+            return fail(r, "corrupt: a name of its dynamic section lies outside its string table");
+        if (pushed != 0)
+            return fail(r, "out of memory");
+    }
+    if ((r->dynamic.has_runpath && (runpath = cubind__elf_file_string_dup(r, r->dynamic.runpath)) == NULL) ||
+        (r->dynamic.has_rpath && (rpath = cubind__elf_file_string_dup(r, r->dynamic.rpath)) == NULL)) {
+        free(runpath);
+        return fail(r, "corrupt: a name of its dynamic section lies outside its string table");
+    }
+    if ((r->dynamic.flags_1 & DF_1_PIE) && r->header.e_type == ET_DYN)
+        out->type = "position-independent executable";
+    /* $ORIGIN: the file's directory, symbolic links resolved as the dynamic loader does for a program */
+    if ((origin_copy = realpath(path, NULL)) == NULL && (origin_copy = strdup(path)) == NULL) {
+        fail(r, "out of memory");
+        goto done;
+    }
+    out->run_path_tag = runpath != NULL ? "DT_RUNPATH" : rpath != NULL ? "DT_RPATH" : NULL;
+    if (out->run_path_tag != NULL && split_run_path(out, runpath != NULL ? runpath : rpath, dirname(origin_copy)) != 0)
+        fail(r, "out of memory");
+    else
+        result = 0;
+    free(origin_copy);
+done:
+    free(runpath);
+    free(rpath);
+    return result;
+}
+
 /* The body of elf_read_imports, on the open file; the sections read are freed by the caller. */
-static int read_imports(struct reader *r, const char *path, const char *prefix, struct elf_imports *out,
+static int read_imports(reader *r, const char *path, const char *prefix, struct elf_imports *out,
                         unsigned char *held[HELD])
 {
-    unsigned char ident[EI_NIDENT];
-    Elf64_Ehdr eh;
+    const ElfW(Ehdr) *eh = &r->header;
+    const unsigned char *ident = r->ident;
     Elf64_Shdr *sections = NULL;
-    const Elf64_Shdr *dynsym = NULL, *dynamic = NULL, *versym = NULL, *verneed = NULL;
+    const Elf64_Shdr *dynsym = NULL, *versym = NULL, *verneed = NULL;
     uint64_t count, i;
     struct need *needs = NULL;
-    char *origin_copy;
-    int result = -1;
+    int result = -1, header;
     const uint16_t probe = 1;
 
-    if (r->size < EI_NIDENT || read_at(r, ident, 0, EI_NIDENT, "identification") != 0 ||
-        memcmp(ident, ELFMAG, SELFMAG) != 0)
+    header = cubind__elf_file_header(r);
+    if (header == -2 || r->ident_read < EI_NIDENT || memcmp(ident, ELFMAG, SELFMAG) != 0)
         return fail(r, "not an ELF file");
     if (ident[EI_CLASS] != ELFCLASS64)
         return fail(r, "a %s ELF file: cubind-probe --check reads 64-bit little-endian ELF files (x86-64, AArch64) only",
@@ -296,31 +309,27 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
     if (ident[EI_DATA] != ELFDATA2LSB)
         return fail(r, "a %s ELF file: cubind-probe --check reads 64-bit little-endian ELF files (x86-64, AArch64) only",
                     ident[EI_DATA] == ELFDATA2MSB ? "big-endian" : "corrupt (unknown byte order)");
-    if (*(const unsigned char *)&probe != 1)
-        return fail(r, "cubind-probe --check reads little-endian ELF files on a little-endian machine only");
-    if (read_at(r, &eh, 0, sizeof eh, "ELF header") != 0)
-        return -1;
-    if ((out->machine = machine_name(eh.e_machine)) == NULL)
+    if (*(const unsigned char *)&probe != 1 || header == 1)
+        return fail(r, "cubind-probe --check reads little-endian ELF files on a 64-bit little-endian machine only");
+    if (header != 0)
+        return -1; /* its header cut short: the reader said so */
+    if ((out->machine = machine_name(eh->e_machine)) == NULL)
         return fail(r, "built for ELF machine %u: cubind-probe --check reads x86-64 and AArch64 files only",
-                    (unsigned)eh.e_machine);
-#if defined(__x86_64__)
-    out->this_machine = eh.e_machine == EM_X86_64;
-#elif defined(__aarch64__)
-    out->this_machine = eh.e_machine == EM_AARCH64;
-#endif
-    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-        return fail(r, "not a program or a shared library (ELF type %u%s)", (unsigned)eh.e_type,
-                    eh.e_type == ET_REL ? ": an object file, not linked" : eh.e_type == ET_CORE ? ": a core dump" : "");
-    out->type = eh.e_type == ET_EXEC ? "executable" : "shared library";
-    if (eh.e_shoff == 0)
+                    (unsigned)eh->e_machine);
+    out->this_machine = eh->e_machine == cubind__elf_host_machine();
+    if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+        return fail(r, "not a program or a shared library (ELF type %u%s)", (unsigned)eh->e_type,
+                    eh->e_type == ET_REL ? ": an object file, not linked" : eh->e_type == ET_CORE ? ": a core dump" : "");
+    out->type = eh->e_type == ET_EXEC ? "executable" : "shared library";
+    if (eh->e_shoff == 0)
         return fail(r, "it has no section headers (stripped of them): its symbols cannot be told");
-    if (eh.e_shentsize != sizeof(Elf64_Shdr))
-        return fail(r, "corrupt: its section headers are %u bytes each, not %zu", (unsigned)eh.e_shentsize,
+    if (eh->e_shentsize != sizeof(Elf64_Shdr))
+        return fail(r, "corrupt: its section headers are %u bytes each, not %zu", (unsigned)eh->e_shentsize,
                     sizeof(Elf64_Shdr));
-    count = eh.e_shnum;
+    count = eh->e_shnum;
     if (count == 0) { /* extended numbering: the count is in the first header */
         Elf64_Shdr first;
-        if (read_at(r, &first, eh.e_shoff, sizeof first, "first section header") != 0)
+        if (read_at(r, &first, eh->e_shoff, sizeof first, "first section header") != 0)
             return -1;
         count = first.sh_size;
     }
@@ -328,14 +337,12 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
         return fail(r, "corrupt: it says it has %llu sections", (unsigned long long)count);
     if ((sections = malloc((size_t)count * sizeof *sections)) == NULL)
         return fail(r, "out of memory");
-    if (read_at(r, sections, eh.e_shoff, count * sizeof *sections, "section headers") != 0)
+    if (read_at(r, sections, eh->e_shoff, count * sizeof *sections, "section headers") != 0)
         goto done;
     for (i = 0; i < count; ++i) {
         const Elf64_Shdr *sh = &sections[i];
         if (sh->sh_type == SHT_DYNSYM && dynsym == NULL)
             dynsym = sh;
-        else if (sh->sh_type == SHT_DYNAMIC && dynamic == NULL)
-            dynamic = sh;
         else if (sh->sh_type == SHT_GNU_versym && versym == NULL)
             versym = sh;
         else if (sh->sh_type == SHT_GNU_verneed && verneed == NULL)
@@ -343,63 +350,18 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
     }
     if (read_embedding(r, sections, count, out) != 0)
         goto done;
-    if (dynamic == NULL) {
+    if (cubind__elf_file_program(r) != 0 || cubind__elf_file_dynamic(r) != 0)
+        goto done;
+    if (!r->has_dynamic) {
         out->dynamic = 0; /* statically linked: it imports nothing */
         result = 0;
         goto done;
     }
     out->dynamic = 1;
-    if (dynamic->sh_link >= count || (dynsym != NULL && dynsym->sh_link >= count) ||
-        (verneed != NULL && verneed->sh_link >= count))
+    if ((dynsym != NULL && dynsym->sh_link >= count) || (verneed != NULL && verneed->sh_link >= count))
         goto corrupt_link;
-
-    /* the dynamic section: DT_NEEDED, the run path, whether a shared object is a PIE */
-    {
-        const Elf64_Shdr *strings_sh = &sections[dynamic->sh_link];
-        uint64_t n;
-        const char *runpath = NULL, *rpath = NULL;
-        int pie = 0;
-        if ((held[0] = read_section(r, dynamic, "dynamic section")) == NULL ||
-            (held[1] = read_section(r, strings_sh, "dynamic string table")) == NULL)
-            goto done;
-        n = dynamic->sh_size / sizeof(Elf64_Dyn);
-        for (i = 0; i < n; ++i) {
-            Elf64_Dyn d;
-            const char *text;
-            memcpy(&d, held[0] + i * sizeof d, sizeof d);
-            if (d.d_tag == DT_NULL)
-                break;
-            if (d.d_tag == DT_FLAGS_1) {
-                pie = (d.d_un.d_val & DF_1_PIE) != 0;
-                continue;
-            }
-            if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH)
-                continue;
-            if ((text = string_at(held[1], strings_sh->sh_size, d.d_un.d_val)) == NULL) {
-                fail(r, "corrupt: a name of its dynamic section lies outside its string table");
-                goto done;
-            }
-            if (d.d_tag == DT_NEEDED) {
-                if (push(&out->needed, &out->needed_count, text) != 0)
-                    goto oom;
-            } else if (d.d_tag == DT_RUNPATH)
-                runpath = text;
-            else
-                rpath = text;
-        }
-        if (pie && eh.e_type == ET_DYN)
-            out->type = "position-independent executable";
-        /* $ORIGIN: the file's directory, symbolic links resolved as the dynamic loader does for a program */
-        if ((origin_copy = realpath(path, NULL)) == NULL && (origin_copy = strdup(path)) == NULL)
-            goto oom;
-        out->run_path_tag = runpath != NULL ? "DT_RUNPATH" : rpath != NULL ? "DT_RPATH" : NULL;
-        if (out->run_path_tag != NULL &&
-            split_run_path(out, runpath != NULL ? runpath : rpath, dirname(origin_copy)) != 0) {
-            free(origin_copy);
-            goto oom;
-        }
-        free(origin_copy);
-    }
+    if (read_dynamic(r, path, out) != 0)
+        goto done;
 
     /* the undefined dynamic symbols, with the version each asks for */
     if (dynsym != NULL) {
@@ -410,8 +372,8 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
                  (unsigned long long)dynsym->sh_entsize, sizeof(Elf64_Sym));
             goto done;
         }
-        if ((held[2] = read_section(r, dynsym, "dynamic symbol table")) == NULL ||
-            (held[3] = read_section(r, strings_sh, "dynamic symbols' string table")) == NULL)
+        if ((held[0] = read_section(r, dynsym, "dynamic symbol table")) == NULL ||
+            (held[1] = read_section(r, strings_sh, "dynamic symbols' string table")) == NULL)
             goto done;
         n = dynsym->sh_size / sizeof(Elf64_Sym);
         if (versym != NULL && verneed != NULL) {
@@ -422,13 +384,13 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
             }
             if ((needs = calloc(VERSIONS_MAX, sizeof *needs)) == NULL)
                 goto oom;
-            if ((held[4] = read_section(r, versym, "symbol versions")) == NULL)
+            if ((held[2] = read_section(r, versym, "symbol versions")) == NULL)
                 goto done;
-            if ((held[5] = read_section(r, verneed, "version needs")) == NULL)
+            if ((held[3] = read_section(r, verneed, "version needs")) == NULL)
                 goto done;
-            if (need_strings != strings_sh && (held[6] = read_section(r, need_strings, "version names")) == NULL)
+            if (need_strings != strings_sh && (held[4] = read_section(r, need_strings, "version names")) == NULL)
                 goto done;
-            if (read_version_needs(r, held[5], verneed->sh_size, held[6] != NULL ? held[6] : held[3],
+            if (read_version_needs(r, held[3], verneed->sh_size, held[4] != NULL ? held[4] : held[1],
                                    need_strings->sh_size, needs) != 0)
                 goto done;
         }
@@ -436,10 +398,10 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
             Elf64_Sym sym;
             const char *name;
             struct elf_import *grown, *import;
-            memcpy(&sym, held[2] + i * sizeof sym, sizeof sym);
+            memcpy(&sym, held[0] + i * sizeof sym, sizeof sym);
             if (sym.st_shndx != SHN_UNDEF || sym.st_name == 0)
                 continue;
-            if ((name = string_at(held[3], strings_sh->sh_size, sym.st_name)) == NULL) {
+            if ((name = string_at(held[1], strings_sh->sh_size, sym.st_name)) == NULL) {
                 fail(r, "corrupt: a symbol's name lies outside its string table");
                 goto done;
             }
@@ -455,7 +417,7 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
                 goto oom;
             if (needs != NULL) {
                 uint16_t index;
-                memcpy(&index, held[4] + i * 2, 2);
+                memcpy(&index, held[2] + i * 2, 2);
                 index &= 0x7fff;
                 if (index >= 2 && index < VERSIONS_MAX && needs[index].node != NULL) {
                     if ((import->version = strdup(needs[index].node)) == NULL ||
@@ -480,11 +442,14 @@ done:
 
 int elf_read_imports(const char *path, const char *prefix, struct elf_imports *out, char *why, size_t why_size)
 {
-    struct reader r = {.why = why, .why_size = why_size};
+    reader r;
     unsigned char *held[HELD] = {NULL};
     struct stat st;
     int result;
     size_t i;
+    memset(&r, 0, sizeof r);
+    r.why = why;
+    r.why_size = why_size;
     memset(out, 0, sizeof *out);
     if (why_size > 0)
         why[0] = '\0';
@@ -497,6 +462,7 @@ int elf_read_imports(const char *path, const char *prefix, struct elf_imports *o
     }
     r.size = (uint64_t)st.st_size;
     result = read_imports(&r, path, prefix, out, held);
+    cubind__elf_file_free(&r);
     close(r.fd);
     for (i = 0; i < HELD; ++i)
         free(held[i]);

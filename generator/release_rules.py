@@ -1,7 +1,7 @@
 """The one definition of what a call becomes in an older CUDA release (docs/releases.md): the
 action names the IR writes per function and release (`function.releases[r].action`), the codes the
-loader's release tables hold for them (templates/release_actions.h.j2 emits both into
-generated/src/release_actions.h, which loader/releases.h, the mocks and the passthrough tests
+loader's release tables hold for them (templates/release_rules.h.j2 emits both into
+generated/src/release_rules.h, which loader/releases.h, the mocks and the passthrough tests
 include), and CUDA's release numbering (CUDA_VERSION's major * 1000 + minor * 10). Nothing else
 spells these out."""
 
