@@ -190,7 +190,9 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, cu
              * release a library is called as must not be guessed */
             const char *file = out->real_path != NULL ? out->real_path : out->path;
             const char *base = strrchr(file, '/'), *name = cubind_status_name(d->library, status);
-            n = version_from_file_name(file, out->version);
+            /* one library for every release (the driver, NVML): its file's number is not a CUDA
+             * version (libnvidia-ml.so.1, libcuda.so.580.65.06), so the version stays unknown */
+            n = d->serves_every_release ? 0 : version_from_file_name(file, out->version);
             cubind__strbuf_printf(&text, "file name ");
             cubind__strbuf_escaped(&text, base != NULL ? base + 1 : file);
             if (!exported)

@@ -89,14 +89,6 @@ static __attribute__((unused)) const char *mock_name_of_nvmlReturn_enum(long lon
 MOCK_API nvmlReturn_t nvmlInit_v2(void)
 {
     cubind_mock_begin("nvmlInit_v2", __builtin_return_address(0));
-    if (!cubind_mock_passthrough()) {
-        /* part of asking the version: answers as the query does (CUBIND_MOCK_VERSION_STATUS fails both),
-           whatever status the test set for the other calls, unless a rule scripts it */
-        int mock_scripted, mock_part;
-        if (cubind_mock_scripted(&mock_scripted))
-            return (nvmlReturn_t)mock_scripted;
-        return (nvmlReturn_t)cubind_mock_version(0, &mock_part);
-    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -112,14 +104,6 @@ MOCK_API nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 MOCK_API nvmlReturn_t nvmlShutdown(void)
 {
     cubind_mock_begin("nvmlShutdown", __builtin_return_address(0));
-    if (!cubind_mock_passthrough()) {
-        /* part of asking the version: answers as the query does (CUBIND_MOCK_VERSION_STATUS fails both),
-           whatever status the test set for the other calls, unless a rule scripts it */
-        int mock_scripted, mock_part;
-        if (cubind_mock_scripted(&mock_scripted))
-            return (nvmlReturn_t)mock_scripted;
-        return (nvmlReturn_t)cubind_mock_version(0, &mock_part);
-    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
