@@ -7,7 +7,9 @@ writes OUTDIR/NAME.h and OUTDIR/NAME.c (NAME: the prefix, else "cubind"). The he
 cubind/cubind.h with every cubind header it includes inlined, once each. The source defines
 CUBIND_EMBEDDED (the API hidden: cubind/platform.h), includes every system header its parts
 include, makes everything after them hidden (`#pragma GCC visibility`), includes the header and
-then each source of the loader and of the tree, with the loader's own headers inlined.
+then each source of the loader and of the tree, with the loader's own headers inlined. A system
+header included under a condition (a platform's: <pthread.h>) stays where it is, its declarations
+kept out of the hidden region.
 
 What is file-local in one source may be declared in another (each generated source has a static
 `trace_enum` and a `struct names`): the names declared at file scope in more than one source are
@@ -186,8 +188,13 @@ class _Inliner:
             if d.name != "include" or d.target is None:
                 continue
             if d.target.startswith("<"):
-                if d.depth == int(guarded) and d.target not in self.system:
-                    self.system.append(d.target)
+                if d.depth == int(guarded):
+                    if d.target not in self.system:
+                        self.system.append(d.target)
+                else:  # under a condition (a platform's header): kept in place, its declarations not hidden
+                    lines[d.line] = ("#if defined(__GNUC__) || defined(__clang__)\n#pragma GCC visibility push(default)\n"
+                                     f"#endif\n{lines[d.line]}#if defined(__GNUC__) || defined(__clang__)\n"
+                                     "#pragma GCC visibility pop\n#endif\n")
                 continue
             header = self.find(d.target, path)
             if header in self.seen:

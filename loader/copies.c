@@ -128,7 +128,7 @@ static void add_place(struct copy *c, const char *place, const char *path)
 }
 
 /* `path`, of library `library`, found at `place`: a new copy, or one more name of a known one. */
-static void found(struct cubind_copies *list, size_t library, const char *place, const char *path)
+static void add_copy(struct cubind_copies *list, size_t library, const char *place, const char *path)
 {
     char real[PATH_MAX];
     struct copy *c;
@@ -184,7 +184,7 @@ static void scan_dir(struct cubind_copies *list, const char *place, const char *
             if ((library == SIZE_MAX || library == i) && wanted(list, i) &&
                 of_family(e->d_name, cubind__locatables[i].stem) &&
                 (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
-                found(list, i, place, path);
+                add_copy(list, i, place, path);
     closedir(d);
 }
 
@@ -230,7 +230,7 @@ static void cache_entry(const char *name, const char *path, void *context)
 {
     struct cache_walk *walk = context;
     (void)name;
-    found(walk->list, walk->library, "ld.so cache", path);
+    add_copy(walk->list, walk->library, "ld.so cache", path);
 }
 
 static void scan_places(struct cubind_copies *list, const char *cuda_path)
@@ -337,7 +337,7 @@ static void mark_chosen(struct cubind_copies *list, size_t library, int load)
             cubind_library_info((cubind_library)l->library, &info) == CUBIND_OK && info.found) {
             const char *name = info.real_path != NULL ? info.real_path : info.path;
             if (name != NULL && cubind__real_path(name, real) != NULL && (c = copy_of(list, library, real)) == NULL) {
-                found(list, library, info.found_by, info.path); /* loaded from a place not searched here */
+                add_copy(list, library, info.found_by, info.path); /* loaded from a place not searched here */
                 c = copy_of(list, library, real);
             }
             by = info.found_by;

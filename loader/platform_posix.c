@@ -123,7 +123,7 @@ struct unwinder {
 };
 
 static struct unwinder unwinder;
-static _Atomic(const struct unwinder *) found; /* &unwinder once it is filled, else NULL */
+static _Atomic(const struct unwinder *) unwinder_found; /* &unwinder once it is filled, else NULL */
 static cubind__once_flag find_once = CUBIND__ONCE_INIT;
 
 static int unwinder_symbol(void *lib, const char *name, void *out, size_t size)
@@ -142,13 +142,13 @@ static void find_unwinder(void)
         unwinder_symbol(lib, "_Unwind_GetIP", &unwinder.get_ip, sizeof unwinder.get_ip) &&
         unwinder_symbol(lib, "_Unwind_FindEnclosingFunction", &unwinder.find_enclosing_function,
                         sizeof unwinder.find_enclosing_function))
-        atomic_store_explicit(&found, &unwinder, memory_order_release);
+        atomic_store_explicit(&unwinder_found, &unwinder, memory_order_release);
 }
 
 int cubind__unwinder_find(void)
 {
     cubind__once(&find_once, find_unwinder); /* dlopen is a cancellation point */
-    return atomic_load_explicit(&found, memory_order_acquire) != NULL;
+    return atomic_load_explicit(&unwinder_found, memory_order_acquire) != NULL;
 }
 
 struct walk {
@@ -173,7 +173,7 @@ int cubind__stack_walk(int (*visit)(uintptr_t address, void *data), void *data)
 {
     struct walk walk;
     _Unwind_Reason_Code reached;
-    walk.u = atomic_load_explicit(&found, memory_order_acquire);
+    walk.u = atomic_load_explicit(&unwinder_found, memory_order_acquire);
     if (walk.u == NULL)
         return CUBIND__WALK_NO_UNWINDER;
     walk.visit = visit;
@@ -187,7 +187,7 @@ int cubind__stack_walk(int (*visit)(uintptr_t address, void *data), void *data)
 
 uintptr_t cubind__enclosing_function(uintptr_t address)
 {
-    const struct unwinder *u = atomic_load_explicit(&found, memory_order_acquire);
+    const struct unwinder *u = atomic_load_explicit(&unwinder_found, memory_order_acquire);
     return u != NULL ? (uintptr_t)u->find_enclosing_function((void *)address) : 0;
 }
 

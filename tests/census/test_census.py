@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from generator import release_headers  # noqa: E402
 from generator.config import Config, Library, load  # noqa: E402
-from generator.ffi import LIBRARY_DIRS, exported_functions  # noqa: E402
+from generator.ffi import exported_functions, library_dirs  # noqa: E402
 
 CUDA = Path(os.environ.get("CUDA_PATH", "/usr/local/cuda"))
 CUBIND = os.environ.get("CUBIND_LIBRARY")
@@ -63,7 +63,7 @@ def library_file(library: Library, config: Config) -> tuple[Path, str] | None:
     directories, else in the releases cache's lib dir of the release its headers come from, else
     the toolkit's link-time stub of that soname family."""
     for soname in library.sonames:
-        for directory in (*(CUDA / d for d in LIBRARY_DIRS), *SYSTEM_DIRS):
+        for directory in (*(CUDA / d for d in library_dirs(config)), *SYSTEM_DIRS):
             if (directory / soname).is_file():
                 return directory / soname, "library"
     for soname in library.sonames:
@@ -71,7 +71,7 @@ def library_file(library: Library, config: Config) -> tuple[Path, str] | None:
             if (directory / soname).is_file():
                 return directory / soname, "library"
     stem = library.sonames[0].split(".so")[0]
-    for directory in LIBRARY_DIRS:
+    for directory in library_dirs(config):
         if (CUDA / directory / "stubs" / f"{stem}.so").is_file():
             return CUDA / directory / "stubs" / f"{stem}.so", "link-time stub"
     return None
