@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -96,6 +97,19 @@ def record_counts(args: argparse.Namespace, kind: str, output: str, status: int)
     write(args.dir, Record(args.name, kind, args.variant, args.target, passed, failed, args.tree))
 
 
+def write_out(data: bytes) -> None:
+    """All of `data` to our standard output, waiting while it is full: a descriptor that another
+    program of the run made non-blocking (the file description is shared through make) answers
+    EAGAIN instead of waiting, and a buffered write then fails with BlockingIOError."""
+    sys.stdout.flush()  # what print() holds goes first
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(sys.stdout.fileno(), view):]
+        except BlockingIOError:
+            select.select([], [sys.stdout.fileno()], [])
+
+
 def tee(command: list[str], log: Path | None = None) -> tuple[int, str]:
     """Runs command, its output (stdout and stderr in order) copied to ours as it comes."""
     # close_fds=False: a make below keeps the jobserver's descriptors that MAKEFLAGS names.
@@ -104,8 +118,7 @@ def tee(command: list[str], log: Path | None = None) -> tuple[int, str]:
     chunks = []
     with open(log, "wb") if log else open(os.devnull, "wb") as copy:
         for line in process.stdout:
-            sys.stdout.buffer.write(line)
-            sys.stdout.buffer.flush()
+            write_out(line)
             copy.write(line)
             chunks.append(line)
     return process.wait(), b"".join(chunks).decode("utf-8", "replace")
